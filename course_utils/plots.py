@@ -1,0 +1,113 @@
+"""Matplotlib figures: speed-up bars with intervals, curves against step and wall time, LR schedules.
+
+matplotlib is imported inside each function and no global style is set, so importing
+``course_utils`` changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .timing import Comparison
+    from .training import History
+
+__all__ = ["plot_comparison", "plot_curves", "plot_lr", "plot_speedups"]
+
+
+def _axes(ax: Any, figsize: tuple[float, float] = (6, 3.5)) -> Any:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = None,
+                  title: str = "speed-up (median, 95 % CI)") -> Any:
+    """Horizontal bars of speed-ups with their intervals; 1.0 (no effect) is marked.
+
+    Args:
+        rows: ``(label, value, low, high)`` per bar.
+        ax: axes to draw on; a new figure when omitted.
+        title: the axes title.
+
+    Returns:
+        The matplotlib axes.
+    """
+    ax = _axes(ax, (6, 0.6 + 0.45 * max(len(rows), 1)))
+    labels = [r[0] for r in rows]
+    values = [r[1] for r in rows]
+    err = [[max(v - lo, 0) for _, v, lo, _ in rows], [max(hi - v, 0) for _, v, _, hi in rows]]
+    colors = ["tab:green" if lo > 1 else "tab:red" if hi < 1 else "tab:gray" for _, _, lo, hi in rows]
+    y = list(range(len(rows)))
+    ax.barh(y, values, xerr=err, color=colors, alpha=0.8, capsize=4)
+    ax.axvline(1.0, color="black", lw=1, ls="--")
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("× faster than baseline (log scale; grey: interval includes 1)")
+    ax.set_title(title)
+    ax.figure.tight_layout()
+    return ax
+
+
+def plot_comparison(comparison: Comparison | Sequence[Comparison], *, ax: Any = None) -> Any:
+    """Speed-up bars of one or more comparisons, each with its A/A control beneath it."""
+    comps = [comparison] if not isinstance(comparison, Sequence) else list(comparison)
+    rows: list[tuple[str, float, float, float]] = []
+    for c in comps:
+        base, trick = c.names
+        rows.append((f"{trick} vs {base}", c.speedup, *c.ci))
+        rows.append((f"A/A: {base} vs {base}", c.aa_speedup, *c.aa_ci))
+    return plot_speedups(rows, ax=ax)
+
+
+def plot_curves(histories: Mapping[str, History] | Sequence[History], *, x: str = "step",
+                y: str = "loss", ax: Any = None, target: float | None = None) -> Any:
+    """Curves of several runs: ``y`` in {"loss", "accuracy"} against ``x`` in {"step", "time"}.
+
+    Args:
+        histories: runs to draw, by label (or a list, labelled by ``History.label``).
+        x: ``"step"`` or ``"time"`` (training seconds, evaluation excluded).
+        y: ``"loss"`` (every step) or ``"accuracy"`` (at each evaluation).
+        ax: axes to draw on; a new figure when omitted.
+        target: draw a horizontal line at this accuracy.
+
+    Returns:
+        The matplotlib axes.
+    """
+    if x not in ("step", "time") or y not in ("loss", "accuracy"):
+        raise ValueError("x must be 'step' or 'time' and y must be 'loss' or 'accuracy'")
+    items = histories.items() if isinstance(histories, Mapping) else [(h.label, h) for h in histories]
+    ax = _axes(ax)
+    for label, h in items:
+        if y == "loss":
+            xs = list(range(1, h.steps + 1)) if x == "step" else h.wall_time
+            ax.plot(xs, h.loss, label=label, lw=1)
+        else:
+            xs = h.eval_step if x == "step" else h.eval_time
+            ax.plot(xs, h.eval_accuracy, marker="o", ms=3, label=label)
+    if target is not None and y == "accuracy":
+        ax.axhline(target, color="black", lw=1, ls="--", label=f"target {target:.0%}")
+    ax.set_xlabel("optimizer step" if x == "step" else "training time (s)")
+    ax.set_ylabel("training loss" if y == "loss" else "test accuracy")
+    if y == "loss":
+        ax.set_yscale("log")
+    ax.legend()
+    ax.figure.tight_layout()
+    return ax
+
+
+def plot_lr(schedules: Mapping[str, Sequence[float]], *, ax: Any = None) -> Any:
+    """Learning rate against step for one or more schedules."""
+    ax = _axes(ax)
+    for label, lrs in schedules.items():
+        ax.plot(range(1, len(lrs) + 1), lrs, label=label)
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("learning rate")
+    ax.legend()
+    ax.figure.tight_layout()
+    return ax

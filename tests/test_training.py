@@ -1,0 +1,113 @@
+import pytest
+import torch
+from torch import nn
+
+import course_utils as cu
+
+
+@pytest.fixture(scope="module")
+def digits():
+    return cu.load_dataset("digits", verbose=False)
+
+
+def mlp(seed=0):
+    torch.manual_seed(seed)
+    return cu.make_mlp(cu.MLPConfig(64, hidden=32, depth=2))
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_accumulation_gives_the_full_batch_gradients(digits, k):
+    X, y = digits.X_train[:10], digits.y_train[:10]  # 10 = 4+3+3 for k=3: uneven micro-batches
+    full, acc = mlp(), mlp()
+    for model, steps in ((full, 1), (acc, k)):
+        opt = torch.optim.SGD(model.parameters(), lr=0.0)  # lr 0: keep the gradients to compare
+        cu.train_step(model, (X, y), opt, accumulation_steps=steps)
+    cu.assert_grads_close(acc, full, rtol=1e-5, atol=1e-6)
+
+
+def test_clipping_limits_the_gradient_norm(digits):
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.0)
+    cu.train_step(model, (digits.X_train[:32], digits.y_train[:32]), opt, clip_grad_norm=0.01)
+    norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))
+    assert norm <= 0.01 + 1e-6
+
+
+def test_autocast_and_scaler_plug_in(digits):
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("cpu", init_scale=2.0**4)
+    loss = cu.train_step(model, (digits.X_train[:32], digits.y_train[:32]), opt,
+                         amp_dtype=torch.bfloat16, scaler=scaler, clip_grad_norm=1.0)
+    assert torch.isfinite(loss) and loss.requires_grad is False
+
+
+def test_zero_grad_mode_is_an_argument(digits):
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    batch = (digits.X_train[:8], digits.y_train[:8])
+    cu.train_step(model, batch, opt)
+    opt.zero_grad(set_to_none=True)
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_evaluate_uses_inference_mode_and_restores_the_mode(digits):
+    model = mlp()
+    model.train()
+    seen = []
+    model.register_forward_hook(lambda m, i, o: seen.append((torch.is_inference_mode_enabled(), m.training)))
+    acc = cu.evaluate(model, digits.X_test, digits.y_test, batch_size=100)
+    assert 0.0 <= acc <= 1.0 and model.training
+    assert seen and all(inf and not training for inf, training in seen)
+
+
+def test_train_learns_digits_and_records_history(digits):
+    torch.manual_seed(0)
+    hist = cu.train(mlp(), digits, steps=150, batch_size=64, lr=0.1, eval_every=50, progress=False,
+                    label="mlp")
+    assert hist.steps == 150 and len(hist.lr) == len(hist.step_time) == 150
+    assert hist.eval_step == [50, 100, 150]
+    assert hist.final_accuracy > 0.85
+    assert hist.loss[-1] < hist.loss[0]
+    assert hist.steps_to(0.5) == 50 and hist.time_to(0.5) == pytest.approx(hist.wall_time[49])
+    assert "mlp: 150 steps" in str(hist) and hist.to_dict()["kind"] == "history"
+
+
+def test_scheduler_and_early_stop_at_target(digits):
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.3, total_steps=200)
+    hist = cu.train(model, digits, steps=200, optimizer=opt, scheduler=sched, eval_every=10,
+                    target=0.8, progress=False)
+    assert hist.steps < 200 and hist.final_accuracy >= 0.8
+    assert hist.lr[0] < max(hist.lr)  # the 1cycle warm-up
+
+
+def test_steps_to_target_over_seeds(digits):
+    def run(seed):
+        return cu.train(mlp(seed), digits, steps=120, lr=0.1, eval_every=20, target=0.7, seed=seed,
+                        progress=False)
+
+    res = cu.steps_to_target(run, 0.7, seeds=(0, 1, 2), label="sgd")
+    assert res.seeds == [0, 1, 2] and res.reached == 3
+    assert res.median_steps in res.steps and res.time_to_target > 0
+    assert "steps to 70%" in str(res) and res.to_dict()["kind"] == "target"
+    never = cu.TargetResult("x", 0.99, [0, 1, 2], [None, None, 5], 0.01)
+    assert never.median_steps is None and "never reached" in str(never)
+
+
+def test_custom_step_fn_plugs_in(digits):
+    calls = []
+
+    def my_step(model, batch, optimizer, **kw):
+        calls.append(kw)
+        return cu.train_step(model, batch, optimizer, **kw)
+
+    cu.train(mlp(), digits, steps=3, step_fn=my_step, progress=False, accumulation_steps=2)
+    assert calls == [{"accumulation_steps": 2}] * 3
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="accumulation_steps"):
+        cu.train_step(nn.Linear(1, 1), (torch.ones(1, 1), torch.zeros(1, dtype=torch.long)),
+                      torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1), accumulation_steps=0)

@@ -1,0 +1,82 @@
+"""`make run`: execute every solution notebook headless into build/, then print the scoreboard.
+
+Sources in solutions/ are never touched: each notebook is copied to build/NN_slug/ and executed
+there, in the profile the machine calls for (COURSE_PROFILE overrides). Each lesson saves its
+results under results/<machine-id>/; the scoreboard reads them back and build/report.md shows it
+with a chart.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import nbformat  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellExecutionError  # noqa: E402
+
+import course_utils as cu  # noqa: E402
+
+
+def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str]:
+    """Execute ``src`` into ``build/<slug>/``; return (ok, seconds, error summary)."""
+    out_dir = build / src.parent.name
+    out_dir.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.read(src, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(out_dir)}})
+    t0 = time.perf_counter()
+    error = ""
+    try:
+        client.execute()
+    except CellExecutionError as e:
+        error = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+    except Exception as e:  # a dead kernel or a timeout: report it, go on with the next lesson
+        error = f"{type(e).__name__}: {e}"
+    seconds = time.perf_counter() - t0
+    nbformat.write(nb, out_dir / src.name)
+    return not error, seconds, error
+
+
+def main() -> int:
+    """Run every lesson, print one line per notebook, then the scoreboard; 1 if any failed."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    build = ROOT / "build"
+    build.mkdir(exist_ok=True)
+    env = cu.setup(verbose=False)
+    notebooks = sorted(ROOT.glob("solutions/[0-9]*/*.ipynb"))
+    print(f"profile {env.profile} on {env.device.type}; {len(notebooks)} lesson notebook(s)")
+    if not notebooks:
+        print("No lesson notebooks in solutions/ yet: nothing to run.")
+    failed = []
+    for i, src in enumerate(notebooks, 1):
+        ok, seconds, error = run_notebook(src, build, timeout=1800)
+        status = "ok" if ok else f"FAILED ({error})"
+        print(f"[{i}/{len(notebooks)}] {src.parent.name:<32} {seconds:7.1f} s  {status}", flush=True)
+        if not ok:
+            failed.append(src.parent.name)
+    board = cu.scoreboard(cu.results.results_dir())
+    print()
+    print(board)
+    chart = build / "scoreboard.png"
+    board.plot(chart)
+    report = build / "report.md"
+    report.write_text(
+        "# Scoreboard: each trick measured on this machine, beside the source's claim\n\n"
+        f"Profile `{env.profile}`, device `{env.device.type}`. Executed notebooks are in `build/`.\n\n"
+        + board.to_markdown() + "\n![measured effects](scoreboard.png)\n"
+    )
+    print(f"\nwrote {report.relative_to(ROOT)} and {chart.relative_to(ROOT)}")
+    if failed:
+        print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
