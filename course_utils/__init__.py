@@ -12,7 +12,7 @@ from .memory import SavedTensors, format_bytes, param_count, peak_memory, saved_
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups
 from .results import CLAIMS, Effect, references, save, scoreboard
-from .timing import Comparison, Timing, benchmark, compare, format_seconds
+from .timing import Comparison, Timing, benchmark, compare, format_seconds, naive_compare
 from .training import History, TargetResult, evaluate, steps_to_target, train, train_step
 
 __version__ = "0.1.0"
@@ -27,7 +27,7 @@ __all__ = [
     "assert_close", "assert_grads_close", "batches", "benchmark", "checks", "choose_device",
     "compare", "data", "env", "environment_record", "evaluate", "format_bytes", "format_seconds",
     "get_profile", "image_folder", "in_colab", "load_dataset", "make_convnet", "make_mlp", "memory",
-    "models", "param_count", "peak_memory", "plot_comparison", "plot_curves", "plot_lr",
+    "models", "naive_compare", "param_count", "peak_memory", "plot_comparison", "plot_curves", "plot_lr",
     "plot_speedups", "plots", "references", "rel_error", "results", "save", "saved_tensors",
     "scoreboard", "seed_everything", "setup", "steps_to_target", "synthetic", "timing", "train",
     "train_step", "training", "write_image_folder",

@@ -22,7 +22,7 @@ import torch
 
 from .env import choose_device, synchronize
 
-__all__ = ["Comparison", "Timing", "benchmark", "bootstrap_ci", "compare", "format_seconds"]
+__all__ = ["Comparison", "Timing", "benchmark", "bootstrap_ci", "compare", "format_seconds", "naive_compare"]
 
 FASTER, SLOWER, UNRESOLVED = "faster", "slower", "not resolvable on this hardware"
 
@@ -411,3 +411,32 @@ def compare(
         ratios=ratios,
         aa_ratios=aa_ratios,
     )
+
+
+def naive_compare(
+    baseline: Callable[[], Any],
+    trick: Callable[[], Any],
+    *,
+    calls: int = 1,
+    sync: bool = False,
+    device: torch.device | str | None = None,
+) -> float:
+    """The way *not* to compare, kept for lesson 00: time the baseline, then the trick, once each.
+
+    No warm-up, no interleaving, no control and, unless ``sync`` is set, no device
+    synchronisation, so on a GPU the clock stops before the work is done. Returns the apparent
+    speed-up (baseline seconds / trick seconds). Call it a few times on the same function to see
+    how much it lies; use :func:`compare` for real measurements.
+    """
+    _check_callable(baseline, "baseline")
+    _check_callable(trick, "trick")
+    device = torch.device(device) if device is not None else choose_device()
+    seconds = []
+    for fn, name in ((baseline, "baseline"), (trick, "trick")):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            _call(fn, name)
+        if sync:
+            synchronize(device)
+        seconds.append(time.perf_counter() - t0)
+    return seconds[0] / seconds[1]

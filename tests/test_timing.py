@@ -20,9 +20,13 @@ def double_work():
 
 def test_aa_comparison_is_not_resolvable():
     c = cu.compare(work, work, rounds=30, num_threads=1, names=("f", "f again"))
-    assert c.ci[0] <= 1.0 <= c.ci[1], str(c)
     assert c.verdict == "not resolvable on this hardware", str(c)
     assert "Not resolvable" in c.summary()
+    if not c.ci[0] <= 1.0 <= c.ci[1]:
+        # A 95 % interval misses the truth about 1 time in 20 by design (measured here: 4 of 60).
+        # Two independent misses in a row (p ≈ 0.3 %) would mean a bias in compare.
+        c = cu.compare(work, work, rounds=30, num_threads=1, seed=1)
+    assert c.ci[0] <= 1.0 <= c.ci[1], str(c)
 
 
 def test_double_work_is_about_two_times_slower():
@@ -87,3 +91,10 @@ def test_bootstrap_ci_brackets_the_median_and_is_deterministic():
     lo, hi = bootstrap_ci(vals)
     assert lo <= 1.01 <= hi and (lo, hi) == bootstrap_ci(vals)
     assert cu.format_seconds(0.0123) == "12.3 ms"
+
+
+def test_naive_compare_is_a_single_unwarmed_ratio():
+    ratios = [cu.naive_compare(work, work) for _ in range(5)]
+    assert all(r > 0 for r in ratios)
+    with pytest.raises(TypeError, match="trick must be a callable"):
+        cu.naive_compare(work, 3)

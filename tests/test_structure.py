@@ -1,0 +1,132 @@
+"""Every lesson follows one anatomy (COURSE_DESIGN.md, "Notebook anatomy"); new lessons inherit it."""
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import course_utils as cu
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = sorted(ROOT.glob("solutions/[0-9][0-9]_*/*.ipynb"))
+RELEASED = sorted(ROOT.glob("notebooks/[0-9][0-9]_*/*.ipynb"))
+
+SECTIONS = [
+    "Learning goals", "Setup", "Baseline", "The trick", "Check, then time", "Exercises",
+    "Pitfalls and when not to use it", "Modern PyTorch", "Lightning and Accelerate", "Takeaways",
+    "Further reading",
+]
+GITHUB = cu.REPO_URL.removeprefix("https://github.com/")
+FORBIDDEN = {
+    "torch.cuda.amp": "use torch.amp (torch.cuda.amp is deprecated)",
+    "time.time(": "nothing is timed by hand: use cu.compare / cu.benchmark",
+    "perf_counter": "nothing is timed by hand: use cu.compare / cu.benchmark",
+    "use_reentrant=True": "checkpoint with use_reentrant=False",
+}
+
+
+def nbg(cell):
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def anatomy_problems(nb, slug):
+    """Return what is wrong with a lesson notebook's structure (empty when it is fine)."""
+    problems = []
+    cells = nb.cells
+    first = cells[0].source if cells and cells[0].cell_type == "markdown" else ""
+    if not first.startswith(f"# {slug[:2]} · "):
+        problems.append(f"first cell must start with the title '# {slug[:2]} · Trick name'")
+    badge = f"colab.research.google.com/github/{GITHUB}/blob/main/notebooks/{slug}/{slug}.ipynb"
+    if badge not in first or "colab-badge.svg" not in first:
+        problems.append("the title cell needs the Open in Colab badge for this lesson")
+    for marker in ("**The claim**", "**What this notebook measures**"):
+        if marker not in first:
+            problems.append(f"the title cell needs a {marker} paragraph")
+    headings = [line[3:].strip() for c in cells if c.cell_type == "markdown"
+                for line in c.source.splitlines() if line.startswith("## ")]
+    if headings != SECTIONS:
+        problems.append(f"level-2 headings must be exactly {SECTIONS}, got {headings}")
+    goals = next((c.source for c in cells if c.source.startswith("## Learning goals")), "")
+    if not 3 <= sum(line.startswith("- ") for line in goals.splitlines()) <= 4:
+        problems.append("Learning goals needs 3-4 bullets")
+    code = [c for c in cells if c.cell_type == "code"]
+    setups = [c for c in code if "cu.setup(" in c.source]
+    if len(setups) != 1 or code[0] is not setups[0]:
+        problems.append("exactly one setup cell, the first code cell, calls cu.setup()")
+    else:
+        s = setups[0]
+        if not (nbg(s).get("locked") and nbg(s).get("grade_id") == "setup"):
+            problems.append("the setup cell must be locked with grade_id 'setup'")
+        if "import course_utils as cu" not in s.source or '"google.colab" in sys.modules' not in s.source:
+            problems.append("the setup cell imports course_utils as cu behind a Colab-guarded install")
+        if f"git+{cu.REPO_URL}" not in s.source:
+            problems.append("the setup cell's install line must use cu.REPO_URL")
+    for i, c in enumerate(cells):
+        if c.cell_type != "code" or nbg(c).get("grade"):
+            continue
+        prev = cells[i - 1] if i else None
+        if prev is None or prev.cell_type != "markdown":
+            problems.append(f"cell {i}: every code cell is preceded by a sentence saying why it runs")
+    tests = [c for c in code if nbg(c).get("grade") and nbg(c).get("locked")]
+    answers = [c for c in code if nbg(c).get("solution") and not nbg(c).get("grade")]
+    written = [c for c in cells if c.cell_type == "markdown" and nbg(c).get("solution") and nbg(c).get("grade")]
+    if len(answers) < 2 or len(tests) < 2:
+        problems.append("at least 2 autograded exercises (answer cell + locked test cell)")
+    if any("### BEGIN HIDDEN TESTS" not in c.source for c in tests):
+        problems.append("every autograded test cell has visible tests and hidden tests")
+    if any(not (nbg(c).get("points") or 0) > 0 for c in tests + written):
+        problems.append("every graded cell has points > 0")
+    if not written:
+        problems.append("at least 1 manually graded written answer")
+    ids = [nbg(c)["grade_id"] for c in cells if nbg(c)]
+    if len(ids) != len(set(ids)):
+        problems.append(f"grade ids must be unique: {ids}")
+    source = "\n".join(c.source for c in code)
+    for needle, why in FORBIDDEN.items():
+        if needle in source:
+            problems.append(f"'{needle}' in code: {why}")
+    if "cu.compare(" not in source:
+        problems.append("the lesson times baseline against trick with cu.compare")
+    if f'cu.save("{slug}"' not in source:
+        problems.append(f'the lesson saves its results with cu.save("{slug}", ...)')
+    if any(c.get("outputs") or c.get("execution_count") for c in code):
+        problems.append("outputs must be stripped")
+    return problems
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.parent.name)
+def test_lesson_anatomy(path):
+    assert path.stem == path.parent.name, "nbgrader needs solutions/NN_slug/NN_slug.ipynb"
+    problems = anatomy_problems(nbformat.read(path, as_version=4), path.stem)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_anatomy_check_can_fail():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 99 · Nothing"),
+                                         nbformat.v4.new_code_cell("import time"),
+                                         nbformat.v4.new_code_cell("time.time()")])
+    problems = "\n".join(anatomy_problems(nb, "99_nothing"))
+    for expected in ("badge", "level-2 headings", "setup cell", "2 autograded", "timed by hand",
+                     "cu.save", "preceded by a sentence"):
+        assert expected in problems
+
+
+@pytest.mark.parametrize("path", SOLUTIONS + RELEASED, ids=lambda p: f"{p.parts[-3]}/{p.stem}")
+def test_notebooks_are_stripped_and_valid(path):
+    nb = json.loads(path.read_text())
+    for c in nb["cells"]:
+        assert not c.get("outputs") and not c.get("execution_count"), f"{path}: outputs not stripped"
+    nbformat.validate(nbformat.reads(path.read_text(), as_version=4))
+
+
+def test_repository_url_is_one_constant():
+    """Badges and install lines everywhere use cu.REPO_URL and nothing else."""
+    urls = set()
+    for path in [ROOT / "README.md", *SOLUTIONS, *RELEASED]:
+        text = path.read_text()
+        urls |= set(re.findall(r"github\.com/([\w.-]+/[\w.-]+?)(?:\.git|/blob|\"|\)|\\|\s)", text))
+    assert urls <= {GITHUB}, f"other repository URLs found: {urls - {GITHUB}}"
+    for path in SOLUTIONS + RELEASED:
+        assert cu.REPO_URL in path.read_text() and GITHUB in path.read_text()

@@ -1,0 +1,1 @@
+"""Maintainer tools: running every lesson, building notebooks."""
