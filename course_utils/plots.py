@@ -27,29 +27,39 @@ def _axes(ax: Any, figsize: tuple[float, float] = (6, 3.5)) -> Any:
 
 def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = None,
                   title: str = "speed-up (median, 95 % CI)") -> Any:
-    """Horizontal bars of speed-ups with their intervals; 1.0 (no effect) is marked.
+    """Speed-ups as points with their intervals on a log axis; 1.0 (no effect) is marked.
 
     Args:
-        rows: ``(label, value, low, high)`` per bar.
+        rows: ``(label, value, low, high)`` per row.
         ax: axes to draw on; a new figure when omitted.
         title: the axes title.
 
     Returns:
-        The matplotlib axes.
+        The matplotlib axes (one errorbar container per row).
     """
-    ax = _axes(ax, (6, 0.6 + 0.45 * max(len(rows), 1)))
-    labels = [r[0] for r in rows]
-    values = [r[1] for r in rows]
-    err = [[max(v - lo, 0) for _, v, lo, _ in rows], [max(hi - v, 0) for _, v, _, hi in rows]]
-    colors = ["tab:green" if lo > 1 else "tab:red" if hi < 1 else "tab:gray" for _, _, lo, hi in rows]
-    y = list(range(len(rows)))
-    ax.barh(y, values, xerr=err, color=colors, alpha=0.8, capsize=4)
+    ax = _axes(ax, (6, 1.2 + 0.45 * max(len(rows), 1)))
+    for i, (_, value, lo, hi) in enumerate(rows):
+        color = "tab:green" if lo > 1 else "tab:red" if hi < 1 else "tab:gray"
+        ax.errorbar([value], [i], xerr=[[max(value - lo, 0)], [max(hi - value, 0)]], fmt="o",
+                    color=color, capsize=4, ms=6)
     ax.axvline(1.0, color="black", lw=1, ls="--")
-    ax.set_yticks(y, labels)
-    ax.invert_yaxis()
+    ax.set_yticks(range(len(rows)), [r[0] for r in rows])
+    ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_xscale("log")
-    ax.set_xlabel("× faster than baseline (log scale; grey: interval includes 1)")
-    ax.set_title(title)
+    values = [v for _, value, lo, hi in rows for v in (value, lo, hi) if v > 0] + [1.0]
+    left, right = min(values) / 1.25, max(values) * 1.25
+    ax.set_xlim(left, right)
+    nice = [m * 10.0**e for e in range(-3, 4) for m in (1, 2, 5)]
+    ticks = [t for t in nice if left <= t <= right]
+    if len(ticks) < 3:  # a narrow range: finer ticks
+        ticks = [t for t in (m / 10 * 10.0**e for e in range(-3, 4) for m in range(1, 10)) if left <= t <= right]
+    from matplotlib.ticker import NullFormatter
+
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("× faster than baseline (log scale)")
+    ax.set_title(f"{title}\ngreen: faster, red: slower, grey: interval includes 1", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
     ax.figure.tight_layout()
     return ax
 

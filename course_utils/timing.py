@@ -118,7 +118,8 @@ class Timing:
     def __str__(self) -> str:
         return (
             f"{self.label}: {format_seconds(self.median_s)} per call (median, IQR "
-            f"{format_seconds(self.iqr_s)}, {self.measurements} measurements, "
+            f"{format_seconds(self.iqr_s)}, {self.measurements} measurement"
+            f"{'s' if self.measurements != 1 else ''}, "
             f"{self.num_threads} thread{'s' if self.num_threads != 1 else ''}, {self.device})"
         )
 
@@ -155,7 +156,17 @@ def benchmark(
         TypeError: ``fn`` is not callable.
         RuntimeError: ``fn`` raised; the message names ``label``.
     """
-    from torch.utils import benchmark as tbench
+    import logging
+
+    # torch.utils.benchmark pulls in cpp_extension, which logs "No CUDA runtime is found" on
+    # machines without a GPU; that line says nothing about the measurement.
+    ext_log = logging.getLogger("torch.utils.cpp_extension")
+    level = ext_log.level
+    ext_log.setLevel(logging.ERROR)
+    try:
+        from torch.utils import benchmark as tbench
+    finally:
+        ext_log.setLevel(level)
 
     _check_callable(fn, "fn")
     device = torch.device(device) if device is not None else choose_device()
@@ -178,7 +189,7 @@ def benchmark(
     )
 
 
-@dataclass
+@dataclass(repr=False)
 class Comparison:
     """The result of :func:`compare`. ``speedup`` > 1 means the trick is faster."""
 
@@ -251,6 +262,9 @@ class Comparison:
             self._footer(),
         ]
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return str(self)
 
     def _repr_html_(self) -> str:
         rows = "".join(

@@ -49,7 +49,7 @@ def test_scoreboard_puts_measurements_beside_claims(tmp_path, env):
     assert "nvidia-h200 (reference)" in text and "12×" in text
     assert board.to_markdown().count("\n") == 2 + 3
     ax = board.plot(tmp_path / "chart.png")
-    assert (tmp_path / "chart.png").exists() and len(ax.patches) == 3
+    assert (tmp_path / "chart.png").exists() and len(ax.containers) == 3
     refs = cu.references("04_mixed_precision", root=tmp_path, verbose=False)
     assert len(refs) == 1 and refs[0]["machine"] == "nvidia-h200"
 
@@ -74,4 +74,4 @@ def test_plots_draw_what_they_are_given():
         cu.plot_curves([h1], x="epochs")
     assert len(cu.plot_lr({"1cycle": [0.1, 0.5, 0.1]}).lines) == 1
     ax = cu.plot_comparison([fake_comparison(), fake_comparison(1.0, (0.9, 1.1), "not resolvable")])
-    assert len(ax.patches) == 4
+    assert len(ax.containers) == 4

@@ -47,7 +47,7 @@ def test_comparison_prints_plots_and_serialises():
     assert d["kind"] == "comparison" and len(d["ratios"]) == 5 == d["rounds"]
     assert cu.Comparison.from_dict(d) == c
     ax = c.plot()
-    assert len(ax.patches) == 2  # the trick's bar and the A/A control's bar
+    assert len(ax.containers) == 2  # the trick's interval and the A/A control's
 
 
 def test_threads_are_pinned_during_and_restored_after():
