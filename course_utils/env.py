@@ -189,6 +189,18 @@ class Env:
         """Return the value for the current profile, e.g. ``env.pick(smoke=64, cpu=256, gpu=1024)``."""
         return {"smoke": smoke, "cpu": cpu, "gpu": gpu}[self.profile]
 
+    def set_threads(self, num_threads: int) -> None:
+        """Set torch's intra-op thread count for the rest of the notebook, and record it.
+
+        CPU timings on a shared 2-core machine are far less noisy on one thread; a notebook that
+        does this says so, and the saved environment record shows the count actually used.
+        """
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
+        torch.set_num_threads(num_threads)
+        self.record["torch_threads"] = torch.get_num_threads()
+        print(f"torch threads set to {self.record['torch_threads']}")
+
     def __str__(self) -> str:
         return format_record(self.record)
 

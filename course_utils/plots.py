@@ -26,20 +26,23 @@ def _axes(ax: Any, figsize: tuple[float, float] = (6, 3.5)) -> Any:
 
 
 def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = None,
-                  title: str = "speed-up (median, 95 % CI)") -> Any:
+                  title: str = "speed-up (median, 95 % CI)", colors: Sequence[str] | None = None) -> Any:
     """Speed-ups as points with their intervals on a log axis; 1.0 (no effect) is marked.
 
     Args:
         rows: ``(label, value, low, high)`` per row.
         ax: axes to draw on; a new figure when omitted.
         title: the axes title.
+        colors: one colour per row; by default green when the interval lies above 1, red when
+            below, grey when it includes 1.
 
     Returns:
         The matplotlib axes (one errorbar container per row).
     """
     ax = _axes(ax, (6, 1.2 + 0.45 * max(len(rows), 1)))
     for i, (_, value, lo, hi) in enumerate(rows):
-        color = "tab:green" if lo > 1 else "tab:red" if hi < 1 else "tab:gray"
+        color = colors[i] if colors is not None else (
+            "tab:green" if lo > 1 else "tab:red" if hi < 1 else "tab:gray")
         ax.errorbar([value], [i], xerr=[[max(value - lo, 0)], [max(hi - value, 0)]], fmt="o",
                     color=color, capsize=4, ms=6)
     ax.axvline(1.0, color="black", lw=1, ls="--")
@@ -58,21 +61,27 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("× faster than baseline (log scale)")
-    ax.set_title(f"{title}\ngreen: faster, red: slower, grey: interval includes 1", fontsize=10)
+    ax.set_title(f"{title}\ngreen: faster, red: slower, grey: not resolved", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     ax.figure.tight_layout()
     return ax
 
 
 def plot_comparison(comparison: Comparison | Sequence[Comparison], *, ax: Any = None) -> Any:
-    """Speed-up bars of one or more comparisons, each with its A/A control beneath it."""
+    """Speed-ups of one or more comparisons, each with its A/A control beneath it.
+
+    Colours follow each comparison's verdict (which also weighs the A/A control), so a result
+    that is not resolvable is grey even when its own interval excludes 1.
+    """
     comps = [comparison] if not isinstance(comparison, Sequence) else list(comparison)
     rows: list[tuple[str, float, float, float]] = []
+    colors: list[str] = []
     for c in comps:
         base, trick = c.names
         rows.append((f"{trick} vs {base}", c.speedup, *c.ci))
         rows.append((f"A/A: {base} vs {base}", c.aa_speedup, *c.aa_ci))
-    return plot_speedups(rows, ax=ax)
+        colors += [{"faster": "tab:green", "slower": "tab:red"}.get(c.verdict, "tab:gray"), "tab:gray"]
+    return plot_speedups(rows, ax=ax, colors=colors)
 
 
 def plot_curves(histories: Mapping[str, History] | Sequence[History], *, x: str = "step",

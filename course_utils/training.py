@@ -277,7 +277,7 @@ class TargetResult:
 
 
 def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequence[int] = (0, 1, 2),
-                    label: str = "") -> TargetResult:
+                    label: str = "", step_time: float | None = None) -> TargetResult:
     """Run ``run(seed)`` for every seed and collect the steps to ``target`` accuracy.
 
     Each run starts from :func:`~course_utils.env.seed_everything` (so model init follows the
@@ -288,9 +288,12 @@ def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequ
         target: the test accuracy to reach.
         seeds: at least 3 seeds, since single runs are noise.
         label: a name for the printout.
+        step_time: seconds per step to convert steps into time, best measured interleaved with
+            :func:`~course_utils.timing.compare`; by default the median of the runs' own step
+            times, which drift with machine load.
 
     Returns:
-        A :class:`TargetResult` with the steps per seed and the median step time.
+        A :class:`TargetResult` with the steps per seed and the step time.
     """
     if len(seeds) < 1:
         raise ValueError("steps_to_target needs at least one seed")
@@ -302,4 +305,4 @@ def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequ
         steps.append(hist.steps_to(target))
         times.extend(hist.step_time)
     return TargetResult(label=label, target=target, seeds=list(seeds), steps=steps,
-                        step_time=statistics.median(times))
+                        step_time=step_time if step_time is not None else statistics.median(times))

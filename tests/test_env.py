@@ -37,3 +37,16 @@ def test_setup_seeds_and_prints_the_record(capsys):
         assert key in rec
     assert rec["torch"] == torch.__version__ and rec["torch_threads"] == torch.get_num_threads()
     assert env.pick(smoke=1, cpu=2, gpu=3) == 1
+
+
+def test_set_threads_sets_and_records(capsys):
+    env = cu.setup(verbose=False)
+    before = torch.get_num_threads()
+    try:
+        env.set_threads(1)
+        assert torch.get_num_threads() == 1 and env.record["torch_threads"] == 1
+        assert "torch threads set to 1" in capsys.readouterr().out
+        with pytest.raises(ValueError, match=">= 1"):
+            env.set_threads(0)
+    finally:
+        torch.set_num_threads(before)

@@ -111,3 +111,11 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="accumulation_steps"):
         cu.train_step(nn.Linear(1, 1), (torch.ones(1, 1), torch.zeros(1, dtype=torch.long)),
                       torch.optim.SGD(nn.Linear(1, 1).parameters(), lr=0.1), accumulation_steps=0)
+
+
+def test_steps_to_target_accepts_a_measured_step_time(digits):
+    def run(seed):
+        return cu.train(mlp(seed), digits, steps=40, lr=0.1, eval_every=20, seed=seed, progress=False)
+
+    res = cu.steps_to_target(run, 0.5, seeds=(0, 1, 2), step_time=0.002)
+    assert res.step_time == 0.002 and res.time_to_target == res.median_steps * 0.002
