@@ -35,7 +35,7 @@ class SavedTensors:
     def __str__(self) -> str:
         return (
             f"{format_bytes(self.bytes)} saved for backward in {self.tensors} tensors"
-            f" ({format_bytes(self.excluded_bytes)} of parameters not counted)"
+            f" ({format_bytes(self.excluded_bytes)} of excluded tensors, e.g. parameters, not counted)"
         )
 
     def to_dict(self) -> dict[str, Any]:

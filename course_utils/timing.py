@@ -9,6 +9,7 @@ print "not resolvable on this hardware" when the data cannot separate the arms.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import random
@@ -298,8 +299,29 @@ class Comparison:
             kw[k] = tuple(kw[k])
         return cls(**kw)
 
+    def per_item(self, items: tuple[float, float], unit: str = "example") -> Comparison:
+        """The same comparison per item, when the arms process different amounts per call.
+
+        For a baseline step on ``items[0]`` examples and a trick step on ``items[1]``, the result
+        compares time per example (the speed-up becomes the ratio of examples per second). The
+        A/A control is unchanged, and the verdict is recomputed against it.
+        """
+        if items[0] <= 0 or items[1] <= 0:
+            raise ValueError(f"items must be positive, got {items}")
+        r = items[1] / items[0]
+        speedup, ci = self.speedup * r, (self.ci[0] * r, self.ci[1] * r)
+        return dataclasses.replace(
+            self,
+            names=(f"{self.names[0]}, per {unit}", f"{self.names[1]}, per {unit}"),
+            speedup=speedup,
+            ci=ci,
+            verdict=_verdict(speedup, ci, self.aa_ci),
+            median_s=(self.median_s[0] / items[0], self.median_s[1] / items[1]),
+            ratios=[x * r for x in self.ratios],
+        )
+
     def plot(self, ax: Any = None) -> Any:
-        """Bar chart of the speed-up and the A/A control with their intervals."""
+        """Speed-up and A/A control with their intervals."""
         from .plots import plot_comparison
 
         return plot_comparison(self, ax=ax)

@@ -98,3 +98,14 @@ def test_naive_compare_is_a_single_unwarmed_ratio():
     assert all(r > 0 for r in ratios)
     with pytest.raises(TypeError, match="trick must be a callable"):
         cu.naive_compare(work, 3)
+
+
+def test_per_item_rescales_to_examples_per_second():
+    c = cu.compare(work, double_work, rounds=5, num_threads=1, min_round_time=0.005)
+    # the slower arm processes 4× the examples per call: about 2× the examples per second
+    p = c.per_item((64, 256))
+    assert p.speedup == pytest.approx(4 * c.speedup) and p.ci == pytest.approx((4 * c.ci[0], 4 * c.ci[1]))
+    assert p.aa_ci == c.aa_ci and p.names[1].endswith("per example")
+    assert p.median_s[1] == pytest.approx(c.median_s[1] / 256)
+    with pytest.raises(ValueError):
+        c.per_item((0, 1))
