@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help run test lab lint release autograde grades feedback collect zip-collect check-submissions clean distclean
+.PHONY: help run test lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -39,3 +39,38 @@ clean:  ## remove generated files (keeps .venv, results and grading folders)
 
 distclean: clean  ## also remove .venv
 	rm -rf $(VENV)
+
+# --- grading ---
+# nbgrader workflow for instructors; INSTRUCTORS.md walks through it. Optional variables:
+# A=<assignment ...> (default: all), STUDENT=<student ...> (autograde only them),
+# FROM=<folder of <student>/<assignment>/>, TIMEOUT=<s per cell>, SHOW_HIDDEN=1 (feedback shows
+# hidden tests), LAB_ARGS=<extra jupyter lab options>. nbgrader runs `alembic` from the venv,
+# so PATH has the venv first.
+GRADING := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/grading.py
+
+release: $(STAMP)  ## regenerate notebooks/ from solutions/ with nbgrader (no gradebook)
+	$(GRADING) release $(A)
+
+collect: $(STAMP)  ## copy FROM=<folder>/<student>/<assignment>/ into submitted/
+	@test -n "$(FROM)" || { echo "usage: make collect FROM=<folder of <student>/<assignment>/>"; exit 2; }
+	$(GRADING) collect "$(FROM)"
+
+zip-collect: $(STAMP)  ## import LMS files downloaded/<a>/archive/<student>__<a>.ipynb
+	$(GRADING) zip-collect $(A)
+
+check-submissions: $(STAMP)  ## name every damaged submission in submitted/ and what is wrong
+	$(PY) tools/check_submissions.py $(A)
+
+autograde: $(STAMP)  ## grade submitted/ in the smoke profile; damaged ones are set aside
+	COURSE_PROFILE=smoke $(GRADING) autograde $(A) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(foreach s,$(STUDENT),--student $(s))
+
+grades: $(STAMP)  ## write grades.csv: student, assignment, score, max_score, status
+	$(GRADING) grades $(A)
+
+feedback: $(STAMP)  ## write feedback/<student>/<a>/<a>.html (hidden tests hidden)
+	COURSE_FEEDBACK_SHOW_HIDDEN=$(SHOW_HIDDEN) $(GRADING) feedback $(A)
+
+formgrader: $(STAMP)  ## JupyterLab at the course root, to grade written answers
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+		--LabApp.default_url=/formgrader $(LAB_ARGS)

@@ -7,7 +7,16 @@ Importing it changes nothing: no seeding, no flags, no plotting style.
 from . import checks, data, env, memory, models, plots, results, timing, training
 from .checks import assert_close, assert_grads_close, rel_error
 from .data import DATASETS, Dataset, batches, image_folder, load_dataset, synthetic, write_image_folder
-from .env import PROFILES, Env, choose_device, environment_record, get_profile, in_colab, seed_everything, setup
+from .env import (
+    PROFILES,
+    Env,
+    choose_device,
+    environment_record,
+    get_profile,
+    in_colab,
+    seed_everything,
+    setup,
+)
 from .memory import SavedTensors, format_bytes, param_count, peak_memory, saved_tensors
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups

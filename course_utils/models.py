@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import torch
 from torch import nn
 
 __all__ = ["ConvNetConfig", "MLPConfig", "make_convnet", "make_mlp"]

@@ -81,8 +81,11 @@ def _course_root(start: Path) -> Path | None:
 
 
 def results_dir() -> Path:
-    """Where results go: ``$COURSE_RESULTS_DIR``, else ``results/`` of the course checkout
-    containing the working directory, else ``./results``."""
+    """Return the results folder.
+
+    ``$COURSE_RESULTS_DIR`` when set, else ``results/`` of the course checkout that contains the
+    working directory, else ``./results``.
+    """
     if os.environ.get("COURSE_RESULTS_DIR"):
         return Path(os.environ["COURSE_RESULTS_DIR"])
     root = _course_root(Path.cwd().resolve())
