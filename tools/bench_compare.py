@@ -31,7 +31,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=10.0, help="seconds of rounds per comparison")
     parser.add_argument("--repeats", type=int, default=3, help="A/A runs per thread count")
     args = parser.parse_args()
-    base = 50
+    base = 100  # so that 1 % of extra work is one whole matmul
     for threads in (1, 2):
         widths = []
         for seed in range(args.repeats):
