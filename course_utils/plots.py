@@ -26,7 +26,8 @@ def _axes(ax: Any, figsize: tuple[float, float] = (6, 3.5)) -> Any:
 
 
 def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = None,
-                  title: str = "speed-up (median, 95 % CI)", colors: Sequence[str] | None = None) -> Any:
+                  title: str = "speed-up (median, 95 % CI)", colors: Sequence[str] | None = None,
+                  xlabel: str = "× faster than baseline (log scale)") -> Any:
     """Speed-ups as points with their intervals on a log axis; 1.0 (no effect) is marked.
 
     Args:
@@ -35,6 +36,7 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
         title: the axes title.
         colors: one colour per row; by default green when the interval lies above 1, red when
             below, grey when it includes 1.
+        xlabel: the label of the ratio axis.
 
     Returns:
         The matplotlib axes (one errorbar container per row).
@@ -60,7 +62,7 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
 
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("× faster than baseline (log scale)")
+    ax.set_xlabel(xlabel)
     ax.set_title(f"{title}\ngreen: faster, red: slower, grey: not resolved", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
     ax.figure.tight_layout()

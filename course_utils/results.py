@@ -205,7 +205,8 @@ class Scoreboard:
 
         bars = [(f"{r['notebook']} · {r['machine']}", *r["value"]) for r in self.rows if r["value"]]
         ax = plot_speedups(bars or [("no ratio results yet", 1.0, 1.0, 1.0)],
-                           title="measured effect per lesson (median, 95 % CI)")
+                           title="measured effect per lesson (median, 95 % CI)",
+                           xlabel="× better than the baseline: speed, memory or steps (log scale)")
         if path is not None:
             ax.figure.savefig(path, dpi=110, bbox_inches="tight")
         return ax
