@@ -1,15 +1,18 @@
-"""One reference training loop that tricks plug into as arguments, and time-to-target helpers.
+"""One reference training loop that tricks plug into as arguments.
 
 A trick is an argument of :func:`train_step` (autocast dtype and GradScaler, gradient
 accumulation, clipping, ``zero_grad`` mode) or of :func:`train` (optimizer, LR scheduler, a
-replacement ``step_fn``), never a copied loop.
+replacement ``step_fn``, a ``DataLoader``), never a copied loop. :func:`train` never synchronises
+per step: on a GPU each step is bracketed by CUDA events that are read once, at an evaluation or
+at the end, so the host keeps queueing work as a real training loop does.
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -17,14 +20,15 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from .comparison import format_seconds
 from .data import Dataset, batches
-from .env import seed_everything, synchronize
-from .timing import format_seconds
+from .env import autocast, synchronize
 
-__all__ = ["History", "TargetResult", "evaluate", "steps_to_target", "train", "train_step"]
+__all__ = ["History", "evaluate", "train", "train_step"]
 
 LossFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 StepFn = Callable[..., torch.Tensor]
+Batch = tuple[torch.Tensor, torch.Tensor]
 
 
 def train_step(
@@ -64,7 +68,7 @@ def train_step(
     for xb, yb in zip(torch.tensor_split(X, accumulation_steps), torch.tensor_split(y, accumulation_steps)):
         if len(xb) == 0:
             continue
-        with torch.autocast(X.device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
+        with autocast(X.device.type, amp_dtype):
             # Weight each micro-batch by its share, so the summed gradients equal the full batch's.
             loss = loss_fn(model(xb), yb) * (len(xb) / len(X))
         (scaler.scale(loss) if scaler is not None else loss).backward()
@@ -88,8 +92,7 @@ def evaluate(model: nn.Module, X: torch.Tensor, y: torch.Tensor, *, batch_size: 
     model.eval()
     correct = torch.zeros((), dtype=torch.long, device=X.device)
     try:
-        with torch.inference_mode(), torch.autocast(X.device.type, dtype=amp_dtype,
-                                                    enabled=amp_dtype is not None):
+        with torch.inference_mode(), autocast(X.device.type, amp_dtype):
             for i in range(0, len(X), batch_size):
                 correct += (model(X[i:i + batch_size]).argmax(1) == y[i:i + batch_size]).sum()
     finally:
@@ -105,6 +108,7 @@ class History:
     loss: list[float] = field(default_factory=list)
     lr: list[float] = field(default_factory=list)
     step_time: list[float] = field(default_factory=list)
+    data_time: list[float] = field(default_factory=list)
     eval_step: list[int] = field(default_factory=list)
     eval_accuracy: list[float] = field(default_factory=list)
     eval_time: list[float] = field(default_factory=list)
@@ -147,12 +151,59 @@ class History:
     def __str__(self) -> str:
         acc = f", accuracy {self.final_accuracy:.3f}" if self.eval_accuracy else ""
         return (f"{self.label or 'run'}: {self.steps} steps, final loss {self.loss[-1]:.4f}{acc}, "
-                f"median step {format_seconds(statistics.median(self.step_time))}")
+                f"median step {format_seconds(statistics.median(self.step_time))}, median data wait "
+                f"{format_seconds(statistics.median(self.data_time) if self.data_time else 0.0)}")
+
+
+class _StepClock:
+    """Times steps without a per-step sync: CUDA events read later, or the host clock on a CPU."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.events = device.type == "cuda"
+        self.pending: list[tuple[Any, Any]] = []
+
+    def start(self) -> Any:
+        if self.events:
+            with torch.cuda.device(self.device):
+                e = torch.cuda.Event(enable_timing=True)
+                e.record()
+            return e
+        if self.device.type == "mps":  # no reliable MPS events on every torch: one sync per step
+            synchronize(self.device)
+        return time.perf_counter()
+
+    def stop(self, started: Any, out: list[float]) -> None:
+        if self.events:
+            with torch.cuda.device(self.device):
+                e = torch.cuda.Event(enable_timing=True)
+                e.record()
+            self.pending.append((started, e))
+            return
+        if self.device.type == "mps":
+            synchronize(self.device)
+        out.append(time.perf_counter() - started)
+
+    def flush(self, out: list[float]) -> None:
+        """Read every pending event pair (one sync for all of them)."""
+        if self.pending:
+            self.pending[-1][1].synchronize()
+            out.extend(s.elapsed_time(e) / 1e3 for s, e in self.pending)
+            self.pending.clear()
+
+
+def _batch_stream(data: Dataset | Iterable[Batch], batch_size: int, seed: int) -> Iterator[Batch]:
+    """Batches forever: sampled from a Dataset's training split, or an iterable cycled by epoch."""
+    if isinstance(data, Dataset):
+        return batches(data.X_train, data.y_train, batch_size, seed=seed)
+    if isinstance(data, Iterator):
+        return data
+    return itertools.chain.from_iterable(itertools.repeat(data))  # a DataLoader: epoch after epoch
 
 
 def train(
     model: nn.Module,
-    data: Dataset,
+    data: Dataset | Iterable[Batch],
     *,
     steps: int,
     batch_size: int = 64,
@@ -161,6 +212,7 @@ def train(
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
     step_fn: StepFn = train_step,
     eval_every: int | None = None,
+    eval_data: Dataset | None = None,
     target: float | None = None,
     device: torch.device | str | None = None,
     seed: int = 0,
@@ -168,36 +220,53 @@ def train(
     label: str = "",
     **step_kwargs: Any,
 ) -> History:
-    """Train ``model`` on ``data`` for ``steps`` optimizer steps and return its :class:`History`.
+    """Train ``model`` for ``steps`` optimizer steps and return its :class:`History`.
 
     Args:
         model: the model (moved to ``device``).
-        data: a :class:`~course_utils.data.Dataset`; batches are drawn from its training split.
+        data: a :class:`~course_utils.data.Dataset` (moved to the device; batches are sampled
+            from its training split), or any iterable of ``(X, y)`` batches such as a
+            ``DataLoader`` (cycled epoch after epoch; batches are copied with ``non_blocking``).
         steps: optimizer steps to run (fewer when ``target`` is reached first).
-        batch_size: examples per step.
+        batch_size: examples per step when ``data`` is a Dataset.
         optimizer: the optimizer; SGD with momentum 0.9 at ``lr`` when omitted.
         lr: learning rate of the default optimizer.
         scheduler: an LR scheduler stepped after every optimizer step.
         step_fn: the step; :func:`train_step` or a replacement with the same signature.
         eval_every: evaluate test accuracy every this many steps (and at the end).
+        eval_data: where to evaluate; the test split of ``data`` when it is a Dataset.
         target: stop at the first evaluation whose accuracy reaches this value.
         device: where to train; the model's device when omitted.
-        seed: seed of the batch order.
+        seed: seed of the batch order (Dataset only; a DataLoader has its own).
         progress: show a progress bar.
         label: a name for printouts and plots.
         **step_kwargs: passed to ``step_fn`` (``amp_dtype``, ``scaler``, ``accumulation_steps``,
             ``clip_grad_norm``, ``set_to_none``, ``loss_fn``).
 
     Returns:
-        The :class:`History`. Step times are synchronised with the device, evaluation excluded.
+        The :class:`History`: ``step_time`` per step (device time from CUDA events on a GPU,
+        host time on a CPU; evaluation excluded) and ``data_time``, the host time spent waiting
+        for each batch and queueing its copy. Nothing syncs per step: losses and event times are
+        read at evaluations and at the end. (A GradScaler reads its inf check once per step: the
+        one documented exception.)
+
+    Raises:
+        ValueError: ``steps`` < 1, or evaluation asked for without data to evaluate on.
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
     device = torch.device(device) if device is not None else next(model.parameters()).device
     model.to(device).train()
-    data = data.to(device)
+    if isinstance(data, Dataset):
+        data = data.to(device)
+        eval_data = eval_data if eval_data is not None else data
+    if eval_every and eval_data is None:
+        raise ValueError("eval_every needs eval_data when data is not a Dataset")
+    if eval_data is not None:
+        eval_data = eval_data.to(device)
     optimizer = optimizer or torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
-    stream = batches(data.X_train, data.y_train, batch_size, seed=seed)
+    stream = _batch_stream(data, batch_size, seed)
+    clock = _StepClock(device)
     hist = History(label=label)
     losses: list[torch.Tensor] = []
     bar = None
@@ -207,19 +276,22 @@ def train(
         bar = tqdm(total=steps, desc=label or "train", leave=False)
     try:
         for step in range(1, steps + 1):
-            batch = next(stream)
-            hist.lr.append(optimizer.param_groups[0]["lr"])
-            synchronize(device)
             t0 = time.perf_counter()
+            X, y = next(stream)
+            batch = (X.to(device, non_blocking=True), y.to(device, non_blocking=True))
+            hist.data_time.append(time.perf_counter() - t0)
+            lr_now = optimizer.param_groups[0]["lr"]
+            hist.lr.append(lr_now if isinstance(lr_now, float) else float("nan"))
+            started = clock.start()
             losses.append(step_fn(model, batch, optimizer, **step_kwargs))
             if scheduler is not None:
                 scheduler.step()
-            synchronize(device)
-            hist.step_time.append(time.perf_counter() - t0)
+            clock.stop(started, hist.step_time)
             if bar is not None:
                 bar.update(1)
             if eval_every and (step % eval_every == 0 or step == steps):
-                acc = evaluate(model, data.X_test, data.y_test)
+                clock.flush(hist.step_time)
+                acc = evaluate(model, eval_data.X_test, eval_data.y_test)
                 hist.eval_step.append(step)
                 hist.eval_accuracy.append(acc)
                 hist.eval_time.append(sum(hist.step_time))
@@ -228,81 +300,6 @@ def train(
     finally:
         if bar is not None:
             bar.close()
+    clock.flush(hist.step_time)
     hist.loss = torch.stack(losses).float().cpu().tolist()  # one sync for all the losses
     return hist
-
-
-@dataclass
-class TargetResult:
-    """Steps (and time) to a target accuracy over several seeds."""
-
-    label: str
-    target: float
-    seeds: list[int]
-    steps: list[int | None]
-    step_time: float
-
-    @property
-    def reached(self) -> int:
-        """How many seeds reached the target."""
-        return sum(s is not None for s in self.steps)
-
-    @property
-    def median_steps(self) -> float | None:
-        """Median steps to target; unreached seeds count as infinite. None if most never reached."""
-        vals = sorted(float("inf") if s is None else s for s in self.steps)
-        med = statistics.median(vals)
-        return None if med == float("inf") else med
-
-    @property
-    def time_to_target(self) -> float | None:
-        """Median steps to target × median measured step time, in seconds."""
-        med = self.median_steps
-        return None if med is None else med * self.step_time
-
-    def __str__(self) -> str:
-        per_seed = ", ".join("never" if s is None else str(s) for s in self.steps)
-        med = self.median_steps
-        if med is None:
-            return (f"{self.label}: most seeds never reached {self.target:.0%} "
-                    f"(steps per seed: {per_seed})")
-        return (f"{self.label}: {med:g} steps to {self.target:.0%} (median of {len(self.seeds)} "
-                f"seeds; per seed: {per_seed}) ≈ {format_seconds(self.time_to_target or 0)} "
-                f"at {format_seconds(self.step_time)} per step")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the result as a JSON-serialisable dict (``kind`` = ``"target"``)."""
-        return {"kind": "target", **asdict(self), "median_steps": self.median_steps,
-                "time_to_target": self.time_to_target}
-
-
-def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequence[int] = (0, 1, 2),
-                    label: str = "", step_time: float | None = None) -> TargetResult:
-    """Run ``run(seed)`` for every seed and collect the steps to ``target`` accuracy.
-
-    Each run starts from :func:`~course_utils.env.seed_everything` (so model init follows the
-    seed) and should call :func:`train` with ``eval_every`` and ``target`` set.
-
-    Args:
-        run: builds a model and trains it for one seed, returning the :class:`History`.
-        target: the test accuracy to reach.
-        seeds: at least 3 seeds, since single runs are noise.
-        label: a name for the printout.
-        step_time: seconds per step to convert steps into time, best measured interleaved with
-            :func:`~course_utils.timing.compare`; by default the median of the runs' own step
-            times, which drift with machine load.
-
-    Returns:
-        A :class:`TargetResult` with the steps per seed and the step time.
-    """
-    if len(seeds) < 1:
-        raise ValueError("steps_to_target needs at least one seed")
-    steps: list[int | None] = []
-    times: list[float] = []
-    for seed in seeds:
-        seed_everything(seed)
-        hist = run(seed)
-        steps.append(hist.steps_to(target))
-        times.extend(hist.step_time)
-    return TargetResult(label=label, target=target, seeds=list(seeds), steps=steps,
-                        step_time=step_time if step_time is not None else statistics.median(times))

@@ -119,3 +119,66 @@ def test_steps_to_target_accepts_a_measured_step_time(digits):
 
     res = cu.steps_to_target(run, 0.5, seeds=(0, 1, 2), step_time=0.002)
     assert res.step_time == 0.002 and res.time_to_target == res.median_steps * 0.002
+
+
+def sync_count(digits, steps, **kw):
+    model = mlp()
+    with cu.count_syncs() as syncs:
+        cu.train(model, digits, steps=steps, eval_every=10, lr=0.1, progress=False, **kw)
+    return syncs
+
+
+@pytest.mark.parametrize("amp_dtype", [None, torch.bfloat16], ids=["fp32", "bf16"])
+def test_train_makes_no_host_sync_per_step(digits, amp_dtype):
+    """Syncs come from the evaluations and the end of the run, never from the steps between them."""
+    few, many = sync_count(digits, 20, amp_dtype=amp_dtype), sync_count(digits, 60, amp_dtype=amp_dtype)
+    per_eval = (many.count - few.count) / 4  # 4 more evaluations (every 10 steps), 40 more steps
+    assert per_eval == 1, f"{few} for 20 steps, {many} for 60 steps"
+    assert few.count == 2, str(few)  # one .item() per evaluation
+
+
+def test_a_sync_counter_that_saw_a_sync_says_so():
+    with cu.count_syncs() as syncs:
+        x = torch.ones(4)
+        _ = x.sum().item(), bool(x[0] > 0)
+    assert syncs.count == 2 and "_local_scalar_dense" in str(syncs)
+
+
+def test_train_reads_a_dataloader_and_records_data_time(digits):
+    ds = torch.utils.data.TensorDataset(digits.X_train[:256], digits.y_train[:256])
+    loader = torch.utils.data.DataLoader(ds, batch_size=64, shuffle=True)
+    hist = cu.train(mlp(), loader, steps=10, eval_every=5, eval_data=digits, progress=False)
+    assert hist.steps == 10 == len(hist.data_time) == len(hist.step_time)  # 2.5 epochs of 4 batches
+    assert all(t >= 0 for t in hist.data_time) and hist.eval_step == [5, 10]
+    assert "data wait" in str(hist)
+    with pytest.raises(ValueError, match="eval_data"):
+        cu.train(mlp(), loader, steps=2, eval_every=1, progress=False)
+
+
+def test_compare_targets_gives_a_seed_level_verdict():
+    base = cu.TargetResult("constant", 0.8, [0, 1, 2], [100, 120, 90], 0.01)
+    fast = cu.TargetResult("1cycle", 0.8, [0, 1, 2], [50, 40, 45], 0.01)
+    c = cu.compare_targets(base, fast)
+    assert c.verdict == "faster" and c.ratios == [2.0, 3.0, 2.0] and c.ratio == 2.0
+    assert (c.low, c.high) == (2.0, 3.0) and "not a confidence interval" in c.interval
+    assert "every seed" in c.summary() and c.to_dict()["kind"] == "target_comparison"
+    mixed = cu.TargetResult("mixed", 0.8, [0, 1, 2], [50, 200, None], 0.01)
+    m = cu.compare_targets(base, mixed)
+    assert m.verdict == "not resolvable with 3 seeds" and m.ratios[2] == 0.0
+    assert cu.compare_targets(fast, base).verdict == "slower"
+    slow_steps = cu.TargetResult("1cycle, slow steps", 0.8, [0, 1, 2], [50, 40, 45], 0.04)
+    assert cu.compare_targets(base, slow_steps).verdict == "slower"  # 2-3x fewer steps at 4x the step time
+    neither = cu.compare_targets(cu.TargetResult("b", 0.8, [0, 1, 2], [None, 5, 5], 0.01),
+                                 cu.TargetResult("t", 0.8, [0, 1, 2], [None, None, 10], 0.01))
+    assert neither.to_dict()["ratios"] == ["nan", 0.0, 0.5]  # JSON has no NaN: neither arm got there
+    assert neither.verdict == "not resolvable with 3 seeds"
+    # step times the machine could not tell apart count as equal: noise does not decide the verdict
+    tie = cu.TargetResult("tie", 0.8, [0, 1, 2], [100, 60, 45], 0.0102)
+    unresolved = cu.analyze([1e-3] * 6, [1e-3] * 6, [1.02e-3, 0.98e-3] * 3)
+    assert unresolved.verdict == "not resolvable on this hardware"
+    t = cu.compare_targets(base, tie, step_comparison=unresolved)
+    assert t.step_factor == 1.0 and t.ratios == [1.0, 2.0, 2.0] and "counted as equal" in t.step_basis
+    slower_steps = cu.analyze([1e-3] * 6, [1e-3] * 6, [2e-3] * 6)
+    assert cu.compare_targets(base, fast, step_comparison=slower_steps).ratios == [1.0, 1.5, 1.0]
+    with pytest.raises(ValueError, match="same seeds"):
+        cu.compare_targets(base, cu.TargetResult("x", 0.8, [0, 1], [1, 2], 0.01))
