@@ -1,12 +1,18 @@
-"""Datasets: an offline default that always works, real datasets when online, image files on disk.
+"""Datasets in memory: Fashion-MNIST offline first, a fallback that always works, subsets per profile.
 
+- ``fashionmnist``: Fashion-MNIST (70,000 real 28×28 images, 10 classes), the course's main
+  dataset, read by torchvision's own ``FashionMNIST`` class from the original idx files. They
+  come from the cache, else Debian's package ``dataset-fashion-mnist``, else torchvision's
+  download (see :mod:`course_utils.fashion_mnist`; ``make data`` prepares them once).
 - ``digits``: scikit-learn's bundled handwritten digits (1,797 real 8×8 images, no download).
 - ``cifar10``: CIFAR-10 (60,000 32×32 colour images), read from its on-disk python format,
   downloaded through torchvision into a cache folder when missing.
-- ``fashionmnist``: FashionMNIST (70,000 28×28 images) through torchvision.
 
-When a download fails, :func:`load_dataset` falls back to ``digits`` with a printed warning that
-names the dataset actually used. Tensors are float32 in [0, 1], shape ``(N, C, H, W)``.
+When a real dataset cannot be had, :func:`load_dataset` falls back to ``digits`` with a printed
+warning that names the dataset actually used, never silently. Tensors are float32 in [0, 1],
+shape ``(N, C, H, W)``. ``train_size``/``test_size`` take a class-stratified subset with a fixed
+seed (:func:`subset`), so a lesson can use a few thousand images in the smoke profile and all of
+them on a GPU. Image files on disk: :mod:`course_utils.image_files` (re-exported here).
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from .fashion_mnist import prepare_fashionmnist, raw_folder
+from .image_files import image_folder, write_image_folder
+
 __all__ = [
     "DATASETS",
     "Dataset",
@@ -29,6 +38,8 @@ __all__ = [
     "cache_dir",
     "image_folder",
     "load_dataset",
+    "prepare_fashionmnist",
+    "subset",
     "synthetic",
     "write_image_folder",
 ]
@@ -37,6 +48,8 @@ DATASETS: tuple[str, ...] = ("digits", "cifar10", "fashionmnist")
 CIFAR10_FOLDER = "cifar-10-batches-py"
 CIFAR10_CLASSES = ("airplane", "automobile", "bird", "cat", "deer",
                    "dog", "frog", "horse", "ship", "truck")
+FASHIONMNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                        "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot")
 
 
 class DatasetFallbackWarning(UserWarning):
@@ -86,17 +99,26 @@ def _split(X: torch.Tensor, y: torch.Tensor, test_fraction: float, seed: int) ->
     return X[train], y[train], X[test], y[test]
 
 
-def _digits(image_size: int | None) -> Dataset:
+def _digits(root: Path, verbose: bool = False) -> Dataset:
     from sklearn.datasets import load_digits
 
     bunch = load_digits()
     X = torch.tensor(bunch.images, dtype=torch.float32).unsqueeze(1) / 16.0  # pixel values 0..16
     y = torch.tensor(bunch.target, dtype=torch.long)
-    if image_size and image_size != 8:
-        X = torch.nn.functional.interpolate(X, size=(image_size, image_size), mode="bilinear",
-                                            align_corners=False)
     X_tr, y_tr, X_te, y_te = _split(X, y, 0.2, seed=0)
     return Dataset("digits", X_tr, y_tr, X_te, y_te, tuple(str(i) for i in range(10)))
+
+
+def _resize(data: Dataset, image_size: int | None) -> Dataset:
+    """Bilinear resize to ``image_size``×``image_size`` (unchanged when None or already that size)."""
+    if not image_size or data.input_shape[-2:] == (image_size, image_size):
+        return data
+
+    def resize(X: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.interpolate(X, size=(image_size, image_size), mode="bilinear",
+                                               align_corners=False).clamp_(0.0, 1.0)
+
+    return Dataset(data.name, resize(data.X_train), data.y_train, resize(data.X_test), data.y_test, data.classes)
 
 
 def _read_cifar10_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +149,7 @@ def read_cifar10(root: Path) -> Dataset:
                    torch.from_numpy(y_te), classes)
 
 
-def _cifar10(root: Path) -> Dataset:
+def _cifar10(root: Path, verbose: bool = False) -> Dataset:
     if not (root / CIFAR10_FOLDER / "test_batch").exists():
         from torchvision.datasets import CIFAR10
 
@@ -135,51 +157,168 @@ def _cifar10(root: Path) -> Dataset:
     return read_cifar10(root)
 
 
-def _fashionmnist(root: Path) -> Dataset:
+def _fashionmnist(root: Path, verbose: bool = False) -> Dataset:
+    """Fashion-MNIST as uint8 tensors, read by torchvision's own ``FashionMNIST`` class.
+
+    The tensors torchvision read are kept beside the raw files (``FashionMNIST/course.pt``,
+    55 MB) and reused while the raw files are unchanged: importing torchvision costs seconds in
+    every fresh kernel, reading the tensors a fraction of one.
+    """
+    prepare_fashionmnist(root, verbose=verbose)  # cache, else Debian's files, else the download
+    raw = raw_folder(root)
+    stamp = sorted((p.name, p.stat().st_size, int(p.stat().st_mtime)) for p in raw.iterdir() if p.is_file())
+    cached = raw.parent / "course.pt"
+    if cached.exists():
+        try:
+            blob = torch.load(cached, weights_only=True)
+            if [tuple(x) for x in blob["stamp"]] == stamp:
+                return Dataset("fashionmnist", blob["X_train"], blob["y_train"], blob["X_test"],
+                               blob["y_test"], tuple(blob["classes"]))
+        except Exception:  # unreadable or from another version: read the raw files again
+            pass
     from torchvision.datasets import FashionMNIST
 
-    tr = FashionMNIST(root=str(root), train=True, download=True)
-    te = FashionMNIST(root=str(root), train=False, download=True)
-    return Dataset("fashionmnist", tr.data.unsqueeze(1).float() / 255.0, tr.targets.clone(),
-                   te.data.unsqueeze(1).float() / 255.0, te.targets.clone(), tuple(tr.classes))
+    tr = FashionMNIST(root=str(root), train=True)
+    te = FashionMNIST(root=str(root), train=False)
+    # uint8 pixels: load_dataset takes its subset first, then converts to float in [0, 1]
+    data = Dataset("fashionmnist", tr.data.unsqueeze(1), tr.targets.clone(),
+                   te.data.unsqueeze(1), te.targets.clone(), tuple(tr.classes))
+    tmp = cached.with_suffix(f".tmp{os.getpid()}")
+    try:
+        torch.save({"stamp": stamp, "X_train": data.X_train, "y_train": data.y_train, "X_test": data.X_test,
+                    "y_test": data.y_test, "classes": list(data.classes)}, tmp)
+        tmp.replace(cached)  # atomic: a half-written cache is never read
+    except OSError:  # a read-only data folder: no cache, torchvision next time too
+        tmp.unlink(missing_ok=True)
+    return data
+
+
+#: Image size of the fallback when a dataset is missing, so a model built for it still fits.
+_FALLBACK_SIZE = {"fashionmnist": 28}
 
 
 def load_dataset(name: str = "digits", *, root: str | Path | None = None,
-                 image_size: int | None = None, verbose: bool = True) -> Dataset:
-    """Load a dataset by name, falling back to the offline ``digits`` when a download fails.
+                 image_size: int | None = None, verbose: bool = True, train_size: int | None = None,
+                 test_size: int | None = None, seed: int = 0) -> Dataset:
+    """Load a dataset by name, falling back to the offline ``digits`` (printed) when it cannot be had.
+
+    ``load_dataset("fashionmnist", train_size=2000, test_size=1000)`` gives 2,000 training and
+    1,000 test images of Fashion-MNIST, each class in its proportion, the same ones on every call
+    with the same ``seed``; without sizes, all 60,000 / 10,000. The first call on a machine copies
+    the files into the cache (see :func:`prepare_fashionmnist`); later calls read the cache.
 
     Args:
         name: one of :data:`DATASETS`.
-        root: cache folder for downloads; :func:`cache_dir` when omitted.
-        image_size: for ``digits``, resize the 8×8 images to this size (for conv nets).
-        verbose: print which dataset was loaded.
+        root: data folder; :func:`cache_dir` when omitted.
+        image_size: resize the images to ``image_size``×``image_size`` (bilinear), e.g. digits to
+            16 or 28 for conv nets. When ``fashionmnist`` falls back to digits, they are resized to
+            28×28 unless ``image_size`` says otherwise, so the input shape stays the same.
+        verbose: print which dataset was loaded, its sizes, and where files were copied from.
+        train_size: keep this many training examples (:func:`subset`); all when None or larger.
+        test_size: keep this many test examples; all when None or larger.
+        seed: which subset (the same seed gives the same examples).
 
     Returns:
         A :class:`Dataset`; its ``name`` says which dataset it really is.
 
     Raises:
-        ValueError: ``name`` is not a known dataset (the message lists the valid names).
+        ValueError: ``name`` is not a known dataset (the message lists the valid names), or a
+            size is not a positive integer.
     """
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
+    for arg, value in (("train_size", train_size), ("test_size", test_size), ("image_size", image_size)):
+        _check_size(arg, value)
     root = Path(root) if root is not None else cache_dir()
     if name == "digits":
-        data = _digits(image_size)
+        data = _digits(root)
     else:
         loader = _cifar10 if name == "cifar10" else _fashionmnist
         try:
             root.mkdir(parents=True, exist_ok=True)
-            data = loader(root)
+            data = loader(root, verbose)
         except Exception as e:  # offline, blocked, corrupt: say so and use the offline default
-            detail = " ".join(str(e).split())[:200]  # one line, even for multi-line errors
+            detail = " ".join(str(e).split())[:500]  # one line, even for multi-line errors
             msg = (f"could not load {name} ({type(e).__name__}: {detail}); "
                    f"using the offline default dataset 'digits' instead")
             print(f"WARNING: {msg}")
             warnings.warn(msg, DatasetFallbackWarning, stacklevel=2)
-            data = _digits(image_size)
+            data = _digits(root)
+            image_size = image_size or _FALLBACK_SIZE.get(name)
+    data = _resize(_as_float(subset(data, train_size, test_size, seed=seed)), image_size)
     if verbose:
         print(f"dataset     {data}")
     return data
+
+
+def _as_float(data: Dataset) -> Dataset:
+    """uint8 pixels (0-255) as float32 in [0, 1]; float datasets unchanged."""
+    if data.X_train.dtype != torch.uint8:
+        return data
+    return Dataset(data.name, data.X_train.float().div_(255.0), data.y_train,
+                   data.X_test.float().div_(255.0), data.y_test, data.classes)
+
+
+def _check_size(arg: str, value: object) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{arg} must be a positive integer or None, got {value!r}")
+
+
+def _stratified(y: torch.Tensor, size: int | None, seed: int) -> torch.Tensor | None:
+    """Indices of ``size`` examples, each class in its proportion, in a seeded random order."""
+    n = len(y)
+    if size is None or size >= n:
+        return None
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
+    y_perm = y.cpu()[order]
+    labels, counts = torch.unique(y_perm, return_counts=True)
+    exact = counts.double() * size / n
+    quota = exact.floor().long()
+    extra = size - int(quota.sum())  # largest remainders get one more (ties: lower label first)
+    quota[torch.argsort(exact - quota, descending=True, stable=True)[:extra]] += 1
+    keep = torch.zeros(n, dtype=torch.bool)
+    for label, q in zip(labels.tolist(), quota.tolist()):
+        keep[(y_perm == label).nonzero().flatten()[:q]] = True
+    return order[keep]
+
+
+def subset(data: Dataset, train_size: int | None = None, test_size: int | None = None, *,
+           seed: int = 0) -> Dataset:
+    """A class-stratified random subset of each split, the same for the same ``seed``.
+
+    Each class keeps its share of the split (rounded by largest remainder), the examples within a
+    class are drawn at random, and the kept examples come in a random order.
+
+    Args:
+        data: the dataset.
+        train_size: training examples to keep; all when None or at least the split's size.
+        test_size: test examples to keep; all when None or at least the split's size.
+        seed: seeds the draw; the test split uses ``seed + 1``.
+
+    Returns:
+        A new :class:`Dataset` (``data`` itself when nothing is cut).
+
+    Raises:
+        ValueError: a size is not a positive integer.
+    """
+    _check_size("train_size", train_size)
+    _check_size("test_size", test_size)
+    tr = _stratified(data.y_train, train_size, seed)
+    te = _stratified(data.y_test, test_size, seed + 1)
+    if tr is None and te is None:
+        return data
+
+    def pick(X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+        if idx is None:
+            return X, y
+        idx = idx.to(X.device)
+        return X[idx], y[idx]
+
+    X_tr, y_tr = pick(data.X_train, data.y_train, tr)
+    X_te, y_te = pick(data.X_test, data.y_test, te)
+    return Dataset(data.name, X_tr, y_tr, X_te, y_te, data.classes)
 
 
 def synthetic(n: int, shape: tuple[int, ...], num_classes: int = 10, *, seed: int = 0,
@@ -210,58 +349,3 @@ def batches(X: torch.Tensor, y: torch.Tensor, batch_size: int, *, shuffle: bool 
         for i in range(0, stop, batch_size):
             j = idx[i:i + batch_size]
             yield X[j], y[j]
-
-
-def write_image_folder(X: torch.Tensor, y: torch.Tensor, root: str | Path, *,
-                       classes: tuple[str, ...] | None = None, limit: int | None = None) -> Path:
-    """Write images to ``root/<class>/<index>.png`` (the layout of ``ImageFolder``).
-
-    Args:
-        X: images in [0, 1], shape ``(N, C, H, W)`` with C = 1 or 3.
-        y: integer labels, shape ``(N,)``.
-        root: folder to write into (created).
-        classes: class names; ``"0"``, ``"1"`` … when omitted.
-        limit: write only the first ``limit`` images.
-
-    Returns:
-        The root folder.
-    """
-    from PIL import Image
-
-    root = Path(root)
-    n = len(X) if limit is None else min(limit, len(X))
-    names = classes or tuple(str(i) for i in range(int(y.max()) + 1))
-    pixels = (X[:n].clamp(0, 1) * 255).round().to(torch.uint8).permute(0, 2, 3, 1).cpu().numpy()
-    for c in names:
-        (root / c).mkdir(parents=True, exist_ok=True)
-    for i in range(n):
-        img = pixels[i]
-        mode_img = Image.fromarray(img[:, :, 0], mode="L") if img.shape[2] == 1 else Image.fromarray(img)
-        mode_img.save(root / names[int(y[i])] / f"{i:06d}.png")
-    return root
-
-
-def image_folder(root: str | Path, transform: object | None = None) -> torch.utils.data.Dataset:
-    """Read a folder written by :func:`write_image_folder` through PIL and torchvision transforms.
-
-    Args:
-        root: the folder.
-        transform: a torchvision transform; ``ToTensor()`` when omitted.
-
-    Returns:
-        A ``torchvision.datasets.ImageFolder`` (each item: image tensor, label).
-    """
-    from torchvision import datasets, transforms
-
-    return datasets.ImageFolder(str(root), transform=transform or transforms.ToTensor(),
-                                loader=_load_image)
-
-
-def _load_image(path: str) -> object:
-    """Open an image keeping its mode (torchvision's default loader turns grey into RGB)."""
-    from PIL import Image
-
-    with open(path, "rb") as f:
-        img = Image.open(f)
-        img.load()
-        return img
