@@ -1,10 +1,12 @@
 """Device, seeding, run profile and the environment record every notebook prints.
 
-Nothing here runs on import: a notebook calls :func:`setup` once in its setup cell.
+Nothing here runs on import: a notebook calls :func:`setup` once in its setup cell. What the
+hardware is and can do (CPU features, real bf16, machine id) lives in :mod:`.hardware`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import random
@@ -14,14 +16,20 @@ from typing import Any, TypeVar
 
 import torch
 
+from . import hardware
+from .hardware import machine_id, pick_amp_dtype
+
 __all__ = [
     "PROFILES",
     "Env",
+    "autocast",
     "choose_device",
     "environment_record",
     "format_record",
     "get_profile",
     "in_colab",
+    "machine_id",
+    "pick_amp_dtype",
     "seed_everything",
     "setup",
     "synchronize",
@@ -63,9 +71,32 @@ def get_profile(device: torch.device | None = None) -> str:
 
 
 def choose_device() -> torch.device:
-    """Return the best available device: CUDA, then Apple MPS, then the CPU."""
+    """Return the best available device: CUDA, then Apple MPS, then the CPU.
+
+    Under ``torchrun`` (``LOCAL_RANK`` set) with CUDA, the device is ``cuda:<LOCAL_RANK>``, so
+    each process of a distributed run gets its own GPU; this does not change the current CUDA
+    device (call ``torch.cuda.set_device`` for that). Without ``LOCAL_RANK`` it is ``cuda``.
+
+    Raises:
+        ValueError: ``LOCAL_RANK`` is not a whole number, or names a GPU that is not visible.
+    """
     if torch.cuda.is_available():
-        return torch.device("cuda")
+        rank = os.environ.get("LOCAL_RANK", "").strip()
+        if not rank:
+            return torch.device("cuda")
+        try:
+            index = int(rank)
+        except ValueError:
+            raise ValueError(f"LOCAL_RANK={rank!r} is not a whole number; torchrun sets it to 0, 1, ...") from None
+        count = torch.cuda.device_count()
+        if not 0 <= index < count:
+            visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+            shown = f", CUDA_VISIBLE_DEVICES={visible}" if visible is not None else ""
+            raise ValueError(
+                f"LOCAL_RANK={index} but only {count} CUDA device(s) are visible (cuda:0 to cuda:{count - 1}"
+                f"{shown}); start at most {count} process(es) per node"
+            )
+        return torch.device("cuda", index)
     mps = getattr(torch.backends, "mps", None)
     if mps is not None and mps.is_available():
         return torch.device("mps")
@@ -90,34 +121,44 @@ def in_colab() -> bool:
 
 
 def synchronize(device: torch.device | str) -> None:
-    """Wait until all queued work on ``device`` has finished (a no-op on the CPU)."""
+    """Wait until all queued work on ``device`` has finished.
+
+    CUDA: that device (the current one for a bare ``"cuda"``); MPS: the Metal queue; CPU: a
+    no-op (CPU ops finish before they return); another accelerator: ``torch.accelerator``.
+    """
     device = torch.device(device)
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     elif device.type == "mps":
         torch.mps.synchronize()
+    elif device.type != "cpu":
+        accelerator = getattr(torch, "accelerator", None)
+        current = accelerator.current_accelerator() if accelerator is not None else None
+        if current is not None and current.type == device.type:
+            accelerator.synchronize(device)
 
 
-def _cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+def autocast(device: torch.device | str, dtype: torch.dtype | None) -> contextlib.AbstractContextManager[Any]:
+    """The autocast context for a forward pass: ``nullcontext()`` when no autocast is asked for.
 
+    Building ``torch.autocast(..., enabled=False)`` for the fp32 baseline costs time in every
+    step and fails on older torch for MPS; the baseline gets a plain ``nullcontext`` instead.
 
-def _cpu_flags() -> set[str]:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
+    Args:
+        device: the device the forward pass runs on (its type is autocast's device type).
+        dtype: ``torch.float16`` or ``torch.bfloat16``; None or ``torch.float32`` for no autocast.
+
+    Returns:
+        A context manager.
+
+    Raises:
+        ValueError: ``dtype`` is another dtype.
+    """
+    if dtype is None or dtype == torch.float32:
+        return contextlib.nullcontext()
+    if dtype not in (torch.float16, torch.bfloat16):
+        raise ValueError(f"autocast dtype must be torch.float16, torch.bfloat16 or None (fp32), got {dtype}")
+    return torch.autocast(torch.device(device).type, dtype=dtype)
 
 
 def environment_record(device: torch.device | str | None = None) -> dict[str, Any]:
@@ -127,49 +168,76 @@ def environment_record(device: torch.device | str | None = None) -> dict[str, An
         device: the device measured on; :func:`choose_device` when omitted.
 
     Returns:
-        A dict with the device, GPU name and compute capability, torch/CUDA/cuDNN versions,
-        CPU model and count, torch threads, TF32 flags, real bf16 support and whether in Colab.
+        A dict with the device; GPU name, compute capability, memory (bytes), count and driver;
+        torch/CUDA/cuDNN/Python versions; CPU model, architecture, count, the CPUs this process
+        may use, RAM (bytes) and torch threads; TF32 flags, float32 matmul precision, cuDNN
+        benchmark and deterministic flags; real bf16 support; whether in Colab.
     """
     device = torch.device(device) if device is not None else choose_device()
     cuda = device.type == "cuda"
+    props = torch.cuda.get_device_properties(device) if cuda else None
+    gpu_memory = int(props.total_memory) if props is not None else None
+    if device.type == "mps" and hasattr(torch.mps, "recommended_max_memory"):
+        gpu_memory = int(torch.mps.recommended_max_memory())  # Metal's share of unified memory
     record: dict[str, Any] = {
         "device": device.type,
-        "gpu_name": torch.cuda.get_device_name(device) if cuda else None,
-        "gpu_capability": ".".join(map(str, torch.cuda.get_device_capability(device))) if cuda else None,
+        "gpu_name": props.name if props is not None else None,
+        "gpu_capability": f"{props.major}.{props.minor}" if props is not None else None,
+        "gpu_memory": gpu_memory,
+        "gpu_count": torch.cuda.device_count() if cuda else None,
+        "driver": hardware.nvidia_driver_version() if cuda and not torch.version.hip else None,
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None,
         "python": platform.python_version(),
-        "cpu": _cpu_name(),
+        "cpu": hardware.cpu_name(),
+        "arch": platform.machine(),
         "cpu_count": os.cpu_count(),
+        "cpus_usable": hardware.usable_cpus(),
+        "ram": hardware.ram_bytes(),
         "torch_threads": torch.get_num_threads(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "tf32_matmul": torch.backends.cuda.matmul.allow_tf32,
         "tf32_cudnn": torch.backends.cudnn.allow_tf32,
-        "bf16_real": bool(cuda and torch.cuda.is_bf16_supported(including_emulation=False)),
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
+        "cudnn_deterministic": bool(torch.backends.cudnn.deterministic),
+        # CUDA: sm_80 and up, what is_bf16_supported(including_emulation=False) checks, but for
+        # this device rather than the current one. CPU: bf16 instructions. MPS: not claimed.
+        "bf16_real": (props.major, props.minor) >= (8, 0) if props is not None else False,
         "colab": in_colab(),
     }
     if device.type == "cpu":
-        # A CPU computes bf16 at full speed only with AVX512-BF16 or AMX; otherwise it emulates.
-        record["bf16_real"] = bool(_cpu_flags() & {"avx512_bf16", "amx_bf16"})
+        record["bf16_real"] = hardware.cpu_bf16_support()
     return record
 
 
+def _gib(n: float | None) -> str:
+    return f"{n / 2**30:.1f} GiB" if n else "? GiB"
+
+
 def format_record(record: dict[str, Any]) -> str:
-    """Render an environment record as a few readable lines."""
-    if record["device"] == "cuda":
-        hw = f"{record['gpu_name']} (sm_{record['gpu_capability'].replace('.', '')})"
+    """Render an environment record as a few readable lines (older records lack some fields)."""
+    get = record.get
+    if get("device") == "cuda":
+        count = f", {get('gpu_count')} GPUs" if (get("gpu_count") or 1) > 1 else ""
+        sm = str(get("gpu_capability")).replace(".", "")
+        hw = f"{get('gpu_name')} (sm_{sm}, {_gib(get('gpu_memory'))}{count}, driver {get('driver') or '?'})"
     else:
-        hw = f"{record['device'].upper()}: {record['cpu']}"
+        hw = f"{str(get('device', 'cpu')).upper()}: {get('cpu')}"
+    usable = get("cpus_usable")
     lines = [
         f"device      {hw}",
-        f"torch       {record['torch']}  CUDA {record['cuda'] or '-'}  cuDNN {record['cudnn'] or '-'}"
-        f"  Python {record['python']}",
-        f"CPU         {record['cpu_count']} cores, torch threads {record['torch_threads']},"
-        f" ISA {record['cpu_capability']}",
-        f"TF32        matmul {record['tf32_matmul']}, cuDNN conv {record['tf32_cudnn']}",
-        f"real bf16   {record['bf16_real']}",
-        f"Colab       {record['colab']}",
+        f"machine     {machine_id(record)}",
+        f"torch       {get('torch')}  CUDA {get('cuda') or '-'}  cuDNN {get('cudnn') or '-'}"
+        f"  Python {get('python')}",
+        f"CPU         {get('cpu_count')} cores{f' ({usable} usable)' if usable is not None else ''},"
+        f" {_gib(get('ram'))} RAM, torch threads {get('torch_threads')}, ISA {get('cpu_capability')}",
+        f"TF32        matmul {get('tf32_matmul')}, cuDNN conv {get('tf32_cudnn')};"
+        f" float32 matmul precision {get('float32_matmul_precision', '?')}",
+        f"cuDNN       benchmark {get('cudnn_benchmark', '?')}, deterministic {get('cudnn_deterministic', '?')}",
+        f"real bf16   {get('bf16_real')}",
+        f"Colab       {get('colab')}",
     ]
     if "profile" in record:
         lines.insert(0, f"profile     {record['profile']}")

@@ -1,7 +1,14 @@
+import contextlib
+import json
+import re
+import sys
+from types import SimpleNamespace
+
 import pytest
 import torch
 
 import course_utils as cu
+from course_utils import hardware
 
 
 def test_invalid_profile_is_a_clear_error(monkeypatch):
@@ -50,3 +57,175 @@ def test_set_threads_sets_and_records(capsys):
             env.set_threads(0)
     finally:
         torch.set_num_threads(before)
+
+
+# --- device choice, synchronisation and autocast, with CUDA and MPS faked on the CPU ---
+
+def fake_cuda(monkeypatch, count=2, capability=(8, 0), name="NVIDIA A100-SXM4-80GB", memory=80 * 2**30):
+    props = SimpleNamespace(name=name, major=capability[0], minor=capability[1], total_memory=memory)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device=None: props)
+    monkeypatch.setattr(hardware, "nvidia_driver_version", lambda: "550.54.15")
+
+
+def test_choose_device_honours_local_rank(monkeypatch):
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    fake_cuda(monkeypatch, count=2)
+    assert cu.choose_device() == torch.device("cuda")
+    monkeypatch.setenv("LOCAL_RANK", "1")
+    assert cu.choose_device() == torch.device("cuda", 1)
+    monkeypatch.setenv("LOCAL_RANK", "2")
+    with pytest.raises(ValueError, match=r"LOCAL_RANK=2 but only 2 CUDA device\(s\) are visible"):
+        cu.choose_device()
+    monkeypatch.setenv("LOCAL_RANK", "first")
+    with pytest.raises(ValueError, match="'first' is not a whole number"):
+        cu.choose_device()
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert cu.choose_device().type in ("cpu", "mps")  # LOCAL_RANK is about GPUs only
+
+
+def test_synchronize_waits_on_the_device_it_is_given(monkeypatch):
+    calls = []
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda device=None: calls.append(("cuda", device)))
+    monkeypatch.setattr(torch.mps, "synchronize", lambda: calls.append(("mps", None)))
+    cu.env.synchronize("cpu")
+    assert calls == []
+    cu.env.synchronize("cuda:1")
+    cu.env.synchronize(torch.device("mps"))
+    assert calls == [("cuda", torch.device("cuda", 1)), ("mps", None)]
+
+
+def test_autocast_builds_nothing_without_a_dtype():
+    assert isinstance(cu.env.autocast("cpu", None), contextlib.nullcontext)
+    assert isinstance(cu.env.autocast(torch.device("mps"), torch.float32), contextlib.nullcontext)
+    with cu.env.autocast(torch.device("cpu"), torch.bfloat16):
+        assert (torch.ones(2, 2) @ torch.ones(2, 2)).dtype == torch.bfloat16
+    with pytest.raises(ValueError, match="torch.float16, torch.bfloat16 or None.*torch.int8"):
+        cu.env.autocast("cpu", torch.int8)
+
+
+@pytest.mark.parametrize(("capability", "expected"), [
+    ((5, 2), torch.float16), ((6, 1), torch.float16), ((7, 0), torch.float16), ((7, 5), torch.float16),
+    ((8, 0), torch.bfloat16), ((8, 6), torch.bfloat16), ((8, 9), torch.bfloat16), ((9, 0), torch.bfloat16),
+    ((10, 0), torch.bfloat16), ((12, 1), torch.bfloat16),
+])
+def test_amp_dtype_follows_the_compute_capability(capability, expected):
+    # Lesson 04's rule: bf16 from sm_80 (Ampere), fp16 with a GradScaler before.
+    assert cu.pick_amp_dtype("cuda", capability) == expected
+    assert cu.pick_amp_dtype("cuda:1", capability, bf16_real=False) == expected  # bf16_real is the CPU's
+
+
+def test_amp_dtype_elsewhere_and_asked_of_the_device(monkeypatch):
+    assert cu.pick_amp_dtype("mps") == torch.float16
+    assert cu.pick_amp_dtype("cpu", bf16_real=True) == torch.bfloat16
+    assert cu.pick_amp_dtype("cpu", bf16_real=False) is None
+    assert cu.pick_amp_dtype("meta") is None
+    monkeypatch.setattr(hardware, "cpu_bf16_support", lambda: False)
+    assert cu.pick_amp_dtype(torch.device("cpu")) is None
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match="needs a CUDA device, and CUDA is not available"):
+        cu.pick_amp_dtype("cuda")
+    fake_cuda(monkeypatch, capability=(7, 5))
+    assert cu.pick_amp_dtype("cuda") == torch.float16
+    fake_cuda(monkeypatch, capability=(9, 0))
+    assert cu.pick_amp_dtype("cuda") == torch.bfloat16
+
+
+# --- CPU features: real bf16 on x86, ARM Linux and Apple silicon ---
+
+X86_SAPPHIRE_RAPIDS = "processor\t: 0\nmodel name\t: Intel Xeon\nflags\t\t: fpu sse avx2 avx512f avx512_bf16 amx_bf16\n"
+X86_SKYLAKE = "processor\t: 0\nmodel name\t: Intel Xeon\nflags\t\t: fpu sse avx2 avx512f avx512_vnni\n"
+ARM_GRAVITON3 = ("processor\t: 0\nBogoMIPS\t: 2100.00\n"
+                 "Features\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics sve i8mm bf16 svebf16\n"
+                 "CPU implementer\t: 0x41\nCPU part\t: 0xd40\n")
+ARM_ALTRA = "processor\t: 0\nFeatures\t: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics asimdrdm lrcpc dcpop\n"
+
+
+def test_cpu_features_are_read_from_x86_and_arm_cpuinfo():
+    assert {"avx512_bf16", "amx_bf16"} <= hardware.cpu_features(X86_SAPPHIRE_RAPIDS)
+    assert {"sve", "bf16"} <= hardware.cpu_features(ARM_GRAVITON3)
+    assert hardware.cpu_features("") == set()
+
+
+@pytest.mark.parametrize(("cpuinfo", "machine", "apple", "expected"), [
+    (X86_SAPPHIRE_RAPIDS, "x86_64", None, True),
+    (X86_SKYLAKE, "x86_64", None, False),
+    (X86_SKYLAKE, "AMD64", None, False),
+    (ARM_GRAVITON3, "aarch64", "0", True),
+    (ARM_ALTRA, "aarch64", "0", False),
+    ("", "arm64", "1", True),   # Apple M2 and later: sysctl hw.optional.arm.FEAT_BF16 = 1
+    ("", "arm64", "0", False),  # Apple M1
+    ("", "riscv64", None, False),
+])
+def test_cpu_bf16_support(cpuinfo, machine, apple, expected):
+    features = hardware.cpu_features(cpuinfo)
+    assert hardware.cpu_bf16_support(features, machine=machine, apple_feat_bf16=apple) is expected
+
+
+# --- the environment record, its rendering, and the machine id ---
+
+def test_record_has_the_new_fields_on_cpu():
+    rec = cu.environment_record("cpu")
+    assert rec["float32_matmul_precision"] == torch.get_float32_matmul_precision()
+    assert rec["cudnn_benchmark"] is torch.backends.cudnn.benchmark
+    assert rec["cudnn_deterministic"] is torch.backends.cudnn.deterministic
+    assert rec["driver"] is None and rec["gpu_memory"] is None and rec["gpu_count"] is None
+    assert 1 <= rec["cpus_usable"] <= rec["cpu_count"]
+    assert rec["ram"] is None or rec["ram"] > 2**26
+    assert rec["bf16_real"] is hardware.cpu_bf16_support()
+    json.dumps(rec)
+    text = cu.env.format_record(rec)
+    for key in ("usable", "RAM", "float32 matmul precision", "benchmark", "deterministic", "machine"):
+        assert key in text
+    old = {k: rec[k] for k in ("device", "torch", "cuda", "cudnn", "python", "cpu", "cpu_count", "torch_threads",
+                               "cpu_capability", "tf32_matmul", "tf32_cudnn", "bf16_real", "colab")}
+    assert "float32 matmul precision ?" in cu.env.format_record(old)  # a record saved before these fields
+
+
+@pytest.mark.parametrize(("capability", "bf16"), [((7, 5), False), ((8, 0), True), ((9, 0), True)])
+def test_record_on_a_faked_gpu(monkeypatch, capability, bf16):
+    fake_cuda(monkeypatch, count=1, capability=capability, name="Tesla T4", memory=15 * 2**30)
+    rec = cu.environment_record("cuda")
+    assert rec["gpu_capability"] == f"{capability[0]}.{capability[1]}" and rec["gpu_memory"] == 15 * 2**30
+    assert rec["driver"] == "550.54.15" and rec["gpu_count"] == 1
+    assert rec["bf16_real"] is bf16 and (cu.pick_amp_dtype("cuda") == torch.bfloat16) is bf16
+    text = cu.env.format_record(rec)
+    assert f"Tesla T4 (sm_{capability[0]}{capability[1]}, 15.0 GiB, driver 550.54.15)" in text
+    assert "machine     tesla-t4-15gb" in text
+
+
+def test_machine_id_tells_machines_apart():
+    mid = cu.env.machine_id
+    h200 = {"device": "cuda", "gpu_name": "NVIDIA H200", "gpu_memory": 143771 * 2**20, "gpu_count": 1}
+    assert mid(h200) == "nvidia-h200-140gb"
+    a100_40 = {"device": "cuda", "gpu_name": "NVIDIA A100-SXM4-40GB", "gpu_memory": 40536 * 2**20}
+    a100_80 = {"device": "cuda", "gpu_name": "NVIDIA A100-SXM4-80GB", "gpu_memory": 81920 * 2**20}
+    assert mid(a100_40) == "nvidia-a100-sxm4-40gb" and mid(a100_80) == "nvidia-a100-sxm4-80gb"
+    assert mid({**a100_80, "gpu_count": 8}) == "8x-nvidia-a100-sxm4-80gb"
+    mac = {"device": "mps", "cpu": "Apple M2 Pro", "cpu_count": 12, "cpus_usable": 12, "ram": 32 * 2**30}
+    assert mid(mac) == "mps-apple-m2-pro-12c-32gb"
+    assert mid({**mac, "ram": 16 * 2**30}) != mid(mac)
+    assert mid({**mac, "cpu": "Apple M1 Pro"}) != mid(mac)
+    cpu = {"device": "cpu", "cpu": "AMD EPYC 7B13", "cpu_count": 64, "cpus_usable": 2, "ram": 24 * 2**30}
+    assert mid(cpu) == "cpu-amd-epyc-7b13-2c-24gb"
+    assert mid({"device": "cpu", "cpu": "AMD EPYC 7B13", "cpu_count": 2}) == "cpu-amd-epyc-7b13-2c"  # old record
+    assert re.fullmatch(r"[a-z0-9-]+", mid(cu.environment_record("cpu")))
+
+
+def test_driver_version_from_nvidia_smi_or_none(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # no NVML binding: fall back to nvidia-smi
+    monkeypatch.setattr(hardware, "_run", lambda cmd, timeout=5.0: "550.54.15\n550.54.15")
+    assert hardware.nvidia_driver_version() == "550.54.15"
+    monkeypatch.setattr(hardware, "_run", lambda cmd, timeout=5.0: None)
+    assert hardware.nvidia_driver_version() is None
+    assert hardware._run(["surely-no-such-command-here"]) is None
+
+
+def test_gpu_profile_from_a_cuda_device_string(monkeypatch):
+    monkeypatch.delenv("COURSE_PROFILE", raising=False)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert cu.get_profile(torch.device("cuda", 1)) == "gpu"
+    assert cu.get_profile(torch.device("mps")) == "cpu"

@@ -1,7 +1,12 @@
+import contextlib
+import gc
+
+import pytest
 import torch
 from torch import nn
 
 import course_utils as cu
+from course_utils import memory
 
 
 def small_net():
@@ -37,3 +42,80 @@ def test_param_count_and_peak_memory_off_cuda():
     assert cu.param_count(net, trainable_only=True) == 16 + 16 * 4 + 4
     assert cu.peak_memory(lambda: None, "cpu") is None
     assert cu.format_bytes(1536) == "1.50 KiB" and cu.format_bytes(None) == "n/a"
+
+
+def test_peak_memory_off_cuda_is_none_and_does_not_run_fn():
+    ran = []
+    for device in ("cpu", torch.device("cpu"), "mps"):
+        assert cu.peak_memory(lambda: ran.append(1), device) is None
+        assert cu.peak_memory_stats(lambda: ran.append(1), device) is None
+    assert ran == []
+
+
+def test_peak_memory_rejects_bad_input():
+    with pytest.raises(TypeError, match="fn must be a callable.*int"):
+        cu.peak_memory(3, "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA is not available"):
+            cu.peak_memory(lambda: None, "cuda")
+
+
+class FakeAllocator:
+    """Stands in for the CUDA caching allocator: what is allocated, reserved and the peaks."""
+
+    def __init__(self, monkeypatch, resident):
+        self.allocated = self.peak = resident
+        self.reserved = self.peak_reserved = resident + 2**20  # a cached block beyond what is in use
+        self.calls = []
+        for name in ("memory_allocated", "max_memory_allocated", "max_memory_reserved", "reset_peak_memory_stats",
+                     "empty_cache"):
+            monkeypatch.setattr(torch.cuda, name, getattr(self, name))
+        monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+        monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+        monkeypatch.setattr(torch.cuda, "device", lambda device: contextlib.nullcontext())
+        monkeypatch.setattr(memory, "synchronize", lambda device: self.calls.append("sync"))
+        monkeypatch.setattr(gc, "collect", lambda: self.calls.append("gc"))
+
+    def alloc(self, n):
+        self.allocated += n
+        self.peak = max(self.peak, self.allocated)
+        self.reserved = max(self.reserved, self.allocated)
+        self.peak_reserved = max(self.peak_reserved, self.reserved)
+
+    def memory_allocated(self, device=None):
+        return self.allocated
+
+    def max_memory_allocated(self, device=None):
+        return self.peak
+
+    def max_memory_reserved(self, device=None):
+        return self.peak_reserved
+
+    def reset_peak_memory_stats(self, device=None):
+        self.calls.append("reset")
+        self.peak, self.peak_reserved = self.allocated, self.reserved
+
+    def empty_cache(self):
+        self.calls.append("empty_cache")
+        self.reserved = self.allocated
+
+
+def test_peak_memory_counts_only_what_fn_adds(monkeypatch):
+    mib = 2**20
+    fake = FakeAllocator(monkeypatch, resident=256 * mib)  # a model copy resident before
+
+    def fn():
+        fake.calls.append("fn")
+        fake.alloc(64 * mib)
+        fake.alloc(-64 * mib)
+
+    stats = cu.peak_memory_stats(fn, "cuda")
+    assert fake.calls == ["gc", "sync", "empty_cache", "reset", "fn", "sync"]
+    assert (stats.peak_bytes, stats.start_bytes, stats.reserved_bytes) == (64 * mib, 256 * mib, 320 * mib)
+    assert stats.device == "cuda:0"
+    assert stats.to_dict() == {"kind": "peak_memory", "peak_bytes": 64 * mib, "start_bytes": 256 * mib,
+                               "reserved_bytes": 320 * mib, "device": "cuda:0"}
+    assert str(stats) == ("peak 64.00 MiB above the 256.00 MiB allocated before "
+                          "(the allocator reserved up to 320.00 MiB on cuda:0)")
+    fake.alloc(1024 * mib)  # more resident before: the same fn, the same peak
+    assert cu.peak_memory(fn, torch.device("cuda", 0)) == 64 * mib
