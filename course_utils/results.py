@@ -1,24 +1,38 @@
-"""Save every measurement with its environment record, and read them back as a scoreboard.
+"""Save every measurement with its environment record; find the saved and the reference results.
 
-Results live in ``results/<machine-id>/<notebook>.json``; reference runs on GPUs are committed
-under ``results/reference/<machine-id>/``. The scoreboard puts each measured effect beside the
-source's claim, kept in :data:`CLAIMS`.
+Layout, keyed by machine, lesson **and profile**, so that no run replaces another profile's::
+
+    results/<machine-id>/<notebook>.<profile>.json            your runs (git-ignored)
+    results/reference/<machine-id>/<notebook>.<profile>.json  GPU reference runs (committed)
+
+The profile is part of the file name rather than a folder, so one machine's results stay in one
+folder and the reference layout ``results/reference/<machine-id>/*.json`` is unchanged; a file
+copied alone still says its profile. A smoke run (CI, autograding) therefore never overwrites a
+cpu or gpu result, and a run replaces only the earlier run of the same lesson, machine and profile.
+
+The reference runs also ship inside the installed package (``course_utils/reference_results/``,
+package data mapped from ``results/reference/`` in pyproject.toml), so a learner who installed
+``course_utils`` with pip in Colab, with no checkout, sees them too; a checkout's copy takes
+precedence. :mod:`course_utils.report` reads everything back as the scoreboard.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import importlib.util
 import json
 import os
 import re
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .env import Env
+from .env import PROFILES, Env
+from .hardware import machine_id
 
-__all__ = ["CLAIMS", "Effect", "Scoreboard", "machine_id", "references", "results_dir", "save",
-           "scoreboard"]
+__all__ = ["CLAIMS", "Effect", "load_result", "machine_id", "packaged_references_dir", "profile_rank",
+           "reference_files", "references", "result_files", "results_dir", "save"]
 
 #: The sources' claim per lesson (from TRICKS.md), shown beside every measured effect.
 CLAIMS: dict[str, str] = {
@@ -45,17 +59,25 @@ CLAIMS: dict[str, str] = {
 
 @dataclass
 class Effect:
-    """A measured effect that is not a timing comparison (a memory ratio, steps to target …)."""
+    """A measured effect that is not a timing comparison (a memory ratio, steps to target …).
+
+    ``low``/``high`` are optional bounds; ``interval`` says what kind they are (for example
+    ``"min-max over 5 pairs"``), so that the scoreboard never presents a range as a confidence
+    interval. Without bounds the effect is shown as a single value.
+    """
 
     description: str
     value: float
     low: float | None = None
     high: float | None = None
     unit: str = "×"
+    interval: str | None = None
 
     def __str__(self) -> str:
-        ci = f" [{self.low:.3g}, {self.high:.3g}]" if self.low is not None and self.high is not None else ""
-        return f"{self.description}: {self.value:.3g}{self.unit}{ci}"
+        bounds = ""
+        if self.low is not None and self.high is not None:
+            bounds = f" [{self.low:.3g}, {self.high:.3g}] ({self.interval or 'range'})"
+        return f"{self.description}: {self.value:.3g}{self.unit}{bounds}"
 
     def to_dict(self) -> dict[str, Any]:
         """Return the effect as a JSON-serialisable dict (``kind`` = ``"effect"``)."""
@@ -64,13 +86,6 @@ class Effect:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def machine_id(record: dict[str, Any]) -> str:
-    """A readable folder name for the hardware of an environment record (``nvidia-h200``)."""
-    if record.get("device") == "cuda" and record.get("gpu_name"):
-        return _slug(record["gpu_name"])
-    return f"{record.get('device', 'cpu')}-{_slug(record.get('cpu') or 'unknown')}-{record.get('cpu_count')}c"
 
 
 def _course_root(start: Path) -> Path | None:
@@ -83,11 +98,16 @@ def _course_root(start: Path) -> Path | None:
 def results_dir() -> Path:
     """Return the results folder.
 
-    ``$COURSE_RESULTS_DIR`` when set, else ``results/`` of the course checkout that contains the
-    working directory, else ``./results``.
+    ``$COURSE_RESULTS_DIR`` when set (``make autograde`` and the test suite set it to a temporary
+    folder); else, while nbgrader executes the notebook (``$NBGRADER_EXECUTION``, e.g. an
+    instructor's own ``nbgrader autograde``), a folder in the system's temporary directory, so a
+    student's run never lands in the course's results; else ``results/`` of the course checkout
+    that contains the working directory; else ``./results``.
     """
     if os.environ.get("COURSE_RESULTS_DIR"):
         return Path(os.environ["COURSE_RESULTS_DIR"])
+    if os.environ.get("NBGRADER_EXECUTION"):
+        return Path(tempfile.gettempdir()) / "course-results-nbgrader"
     root = _course_root(Path.cwd().resolve())
     return (root / "results") if root else Path("results")
 
@@ -114,15 +134,18 @@ def save(notebook: str, env: Env, *, headline: str, root: str | Path | None = No
         **measurements: named results (``Comparison``, ``Effect``, ``TargetResult``, numbers …).
 
     Returns:
-        The path written, ``<root>/<machine-id>/<notebook>.json``.
+        The path written, ``<root>/<machine-id>/<notebook>.<profile>.json``: it replaces only an
+        earlier run of the same lesson on the same machine in the same profile.
 
     Raises:
-        ValueError: ``headline`` names none of ``measurements``.
+        ValueError: ``headline`` names none of ``measurements``, or ``notebook`` is not a slug.
     """
     if headline not in measurements:
         raise ValueError(f"headline {headline!r} is not one of the measurements: {sorted(measurements)}")
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", notebook):
+        raise ValueError(f"notebook must be a lesson slug such as '04_mixed_precision', got {notebook!r}")
     folder = Path(root) if root is not None else results_dir()
-    path = folder / machine_id(env.record) / f"{notebook}.json"
+    path = folder / machine_id(env.record) / f"{notebook}.{_slug(env.profile) or 'unknown'}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "notebook": notebook,
@@ -139,108 +162,96 @@ def save(notebook: str, env: Env, *, headline: str, root: str | Path | None = No
     return path
 
 
-def describe(measurement: dict[str, Any]) -> str:
-    """One line for a saved measurement: value, interval and verdict."""
-    kind = measurement.get("kind") if isinstance(measurement, dict) else None
-    if kind == "comparison":
-        lo, hi = measurement["ci"]
-        return f"{measurement['speedup']:.2f}× [{lo:.2f}, {hi:.2f}] {measurement['verdict']}"
-    if kind == "effect":
-        e = Effect(**{k: v for k, v in measurement.items() if k != "kind"})
-        return str(e)
-    if kind == "target":
-        med = measurement.get("median_steps")
-        return (f"{med:g} steps to {measurement['target']:.0%}" if med is not None
-                else f"target {measurement['target']:.0%} not reached")
-    return json.dumps(measurement)[:60]
+def profile_rank(profile: str | None) -> int:
+    """Order of a profile by size: smoke < cpu < gpu; an unknown profile ranks below smoke."""
+    return PROFILES.index(profile) if profile in PROFILES else -1
 
 
-def _headline_value(measurement: dict[str, Any]) -> tuple[float, float, float] | None:
-    kind = measurement.get("kind")
-    if kind == "comparison":
-        return measurement["speedup"], *measurement["ci"]
-    if kind == "effect" and measurement.get("unit") == "×":
-        v = measurement["value"]
-        return v, measurement.get("low") or v, measurement.get("high") or v
-    return None
+def load_result(path: Path) -> dict[str, Any] | None:
+    """A saved result, or None.
+
+    None comes with a warning naming the file when it cannot be read, and silently when it is
+    another JSON file (such as the ``environment.json`` beside the reference runs).
+    """
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(d, dict) and "notebook" not in d and "measurements" not in d:
+            return None
+        d["measurements"][d["headline"]]  # noqa: B018 - the scoreboard needs the headline
+        d["notebook"], d["machine"]  # noqa: B018
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as e:
+        print(f"WARNING: skipping unreadable result {path}: {type(e).__name__}: {e}")
+        return None
+    return d
 
 
-@dataclass
-class Scoreboard:
-    """Every saved result, one row per lesson and machine, beside the source's claim."""
-
-    rows: list[dict[str, Any]]
-
-    def _table(self) -> list[tuple[str, str, str, str, str]]:
-        return [(r["notebook"], r["machine"] + (" (reference)" if r["reference"] else ""),
-                 r["profile"], r["measured"], r["claim"] or "") for r in self.rows]
-
-    def __str__(self) -> str:
-        if not self.rows:
-            return "No results saved yet: run a lesson (or `make run`) first."
-        head = ("lesson", "machine", "profile", "measured here", "source claims")
-        table = [head, *self._table()]
-        widths = [max(len(row[i]) for row in table) for i in range(4)]
-        return "\n".join("  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4]
-                         for row in table)
-
-    def to_markdown(self) -> str:
-        """The scoreboard as a Markdown table."""
-        if not self.rows:
-            return "_No results saved yet._\n"
-        lines = ["| lesson | machine | profile | measured here | source claims |", "|---|---|---|---|---|"]
-        lines += ["| " + " | ".join(c.replace("|", "/") for c in row) + " |" for row in self._table()]
-        return "\n".join(lines) + "\n"
-
-    def _repr_html_(self) -> str:
-        if not self.rows:
-            return "<p>No results saved yet.</p>"
-        body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in self._table())
-        return ("<table><thead><tr><th>lesson</th><th>machine</th><th>profile</th><th>measured here"
-                f"</th><th>source claims</th></tr></thead><tbody>{body}</tbody></table>")
-
-    def plot(self, path: str | Path | None = None) -> Any:
-        """Speed-up bars of every headline that is a ratio; saved to ``path`` when given."""
-        from .plots import plot_speedups
-
-        bars = [(f"{r['notebook']} · {r['machine']}", *r["value"]) for r in self.rows if r["value"]]
-        ax = plot_speedups(bars or [("no ratio results yet", 1.0, 1.0, 1.0)],
-                           title="measured effect per lesson (median, 95 % CI)",
-                           xlabel="× better than the baseline: speed, memory or steps (log scale)")
-        if path is not None:
-            ax.figure.savefig(path, dpi=110, bbox_inches="tight")
-        return ax
-
-
-def scoreboard(root: str | Path | None = None) -> Scoreboard:
-    """Read every saved result under ``root`` (and ``root/reference``) into a :class:`Scoreboard`."""
+def result_files(root: str | Path | None = None) -> list[Path]:
+    """Your saved results under ``root`` (:func:`results_dir` by default), references excluded."""
     folder = Path(root) if root is not None else results_dir()
-    rows = []
-    for path in sorted(folder.glob("*/*.json")) + sorted(folder.glob("reference/*/*.json")):
-        try:
-            d = json.loads(path.read_text())
-            m = d["measurements"][d["headline"]]
-        except (json.JSONDecodeError, KeyError) as e:
-            print(f"WARNING: skipping unreadable result {path}: {type(e).__name__}: {e}")
-            continue
-        rows.append({"notebook": d["notebook"], "machine": d["machine"], "profile": d["profile"],
-                     "reference": "reference" in path.parts[-3:-1], "measured": describe(m),
-                     "value": _headline_value(m), "claim": CLAIMS.get(d["notebook"], d.get("claim"))})
-    rows.sort(key=lambda r: (r["notebook"], r["reference"], r["machine"]))
-    return Scoreboard(rows)
+    return sorted(p for p in folder.glob("*/*.json") if p.parent.name != "reference")
+
+
+def packaged_references_dir() -> Path | None:
+    """The reference results shipped inside the installed package, or None when there are none.
+
+    A wheel has them in ``course_utils/reference_results/``; an editable install maps that
+    package to the checkout's ``results/reference/``.
+    """
+    here = Path(__file__).resolve().parent / "reference_results"
+    if here.is_dir():
+        return here
+    try:
+        spec = importlib.util.find_spec(f"{__package__}.reference_results")
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    return Path(locations[0]) if locations and Path(locations[0]).is_dir() else None
+
+
+def reference_files(root: str | Path | None = None, notebook: str | None = None) -> list[Path]:
+    """Reference result files: ``<root>/reference/<machine-id>/*.json``, then the packaged ones.
+
+    A packaged file is left out when the checkout has a file of the same machine and name (the
+    checkout's copy takes precedence: it is the newer one while references are being recorded).
+    ``notebook`` keeps only that lesson's files.
+    """
+    folders = [(Path(root) if root is not None else results_dir()) / "reference"]
+    packaged = packaged_references_dir()
+    if packaged is not None and packaged.resolve() != folders[0].resolve():
+        folders.append(packaged)
+    found: dict[tuple[str, str], Path] = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*/*.json")):
+            stem = path.name.removesuffix(".json")
+            if notebook is not None and stem != notebook and stem.rsplit(".", 1)[0] != notebook:
+                continue
+            found.setdefault((path.parent.name, path.name), path)
+    return list(found.values())
 
 
 def references(notebook: str, root: str | Path | None = None, *, verbose: bool = True) -> list[dict[str, Any]]:
-    """Load the committed reference results of ``notebook`` (GPU runs) and print their headlines."""
-    folder = (Path(root) if root is not None else results_dir()) / "reference"
-    found = [json.loads(p.read_text()) for p in sorted(folder.glob(f"*/{notebook}.json"))]
+    """Load the reference results of ``notebook`` (runs on GPUs) and print their headlines.
+
+    Args:
+        notebook: the lesson slug, e.g. ``"04_mixed_precision"``.
+        root: results folder whose ``reference/`` is read first; :func:`results_dir` by default.
+            The references shipped with the installed package are read too (the checkout's copy
+            of a file wins).
+        verbose: print one line per reference (or say that there is none yet).
+
+    Returns:
+        The saved results (dicts as written by :func:`save`), one per machine and profile.
+    """
+    from .report import describe, interval_kind
+
+    found = [d for d in map(load_result, reference_files(root, notebook)) if d and d["notebook"] == notebook]
     if verbose:
         if not found:
             print(f"No reference result for {notebook} has been recorded yet "
                   "(reference runs on a GPU are committed under results/reference/).")
         for d in found:
-            env = d["env"]
-            hw = env.get("gpu_name") or env.get("cpu")
-            print(f"reference   {hw}, torch {env.get('torch')}, profile {d['profile']}: "
-                  f"{describe(d['measurements'][d['headline']])}")
+            env = d.get("env", {})
+            m = d["measurements"][d["headline"]]
+            print(f"reference   {env.get('gpu_name') or env.get('cpu')}, torch {env.get('torch')}, "
+                  f"profile {d.get('profile')}: {describe(m)} ({interval_kind(m)})")
     return found

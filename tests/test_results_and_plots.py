@@ -1,9 +1,17 @@
 import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 import pytest
 
 import course_utils as cu
 from course_utils.results import machine_id
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -18,11 +26,26 @@ def fake_comparison(speedup=1.9, ci=(1.8, 2.0), verdict="faster"):
                          ratios=[speedup] * 5, aa_ratios=[1.0] * 5)
 
 
-def test_save_writes_json_with_the_environment_record(tmp_path, env):
+def as_env(env, profile, **record):
+    """The session's Env in another profile (and, with ``record``, on other hardware)."""
+    return cu.Env(device=env.device, profile=profile, seed=0, record=dict(env.record, **record))
+
+
+def comparison(speedup=1.9, ci=(1.8, 2.0), verdict="faster", interval="95 % order-statistic CI"):
+    """A comparison as saved (``Comparison.to_dict()``), without the clock."""
+    d = {"kind": "comparison", "names": ["fp32", "bf16"], "speedup": speedup, "ci": list(ci),
+         "aa_speedup": 1.0, "aa_ci": [0.97, 1.03], "verdict": verdict}
+    return d if interval is None else {**d, "interval": interval}
+
+
+TARGET = {"kind": "target_comparison", "names": ["constant", "1cycle"], "ratio": 3.0, "low": 2.5, "high": 3.6,
+          "seeds": [0, 1, 2], "verdict": "faster", "interval": "range over seeds (not a confidence interval)"}
+
+
+def test_save_writes_json_keyed_by_profile(tmp_path, env):
     path = cu.save("04_mixed_precision", env, headline="step", root=tmp_path,
-                   step=fake_comparison(), memory=cu.Effect("saved activations", 0.54),
-                   batch_size=64)
-    assert path == tmp_path / machine_id(env.record) / "04_mixed_precision.json"
+                   step=comparison(), memory=cu.Effect("saved activations", 0.54), batch_size=64)
+    assert path == tmp_path / machine_id(env.record) / "04_mixed_precision.smoke.json"
     d = json.loads(path.read_text())
     assert d["env"]["torch"] == env.record["torch"] and d["profile"] == "smoke"
     assert d["measurements"]["step"]["kind"] == "comparison"
@@ -30,33 +53,152 @@ def test_save_writes_json_with_the_environment_record(tmp_path, env):
     assert d["claim"] == cu.CLAIMS["04_mixed_precision"]
     with pytest.raises(ValueError, match="headline 'nope'"):
         cu.save("04_mixed_precision", env, headline="nope", root=tmp_path, step=1)
+    with pytest.raises(ValueError, match="lesson slug"):
+        cu.save("../04", env, headline="step", root=tmp_path, step=1)
 
 
-def test_scoreboard_puts_measurements_beside_claims(tmp_path, env):
+def test_a_smoke_run_never_replaces_a_cpu_or_gpu_result(tmp_path, env):
+    cpu = cu.save("04_mixed_precision", as_env(env, "cpu"), headline="step", root=tmp_path,
+                  step=comparison(1.5, (1.4, 1.6)))
+    before = cpu.read_bytes()
+    smoke = cu.save("04_mixed_precision", as_env(env, "smoke"), headline="step", root=tmp_path,
+                    step=comparison(9.0, (1.0, 20.0), "not resolvable on this hardware"))
+    assert smoke != cpu and cpu.read_bytes() == before
+    board = cu.scoreboard(tmp_path)  # the largest profile per lesson and machine, the smoke run counted
+    assert [r["profile"] for r in board.rows] == ["cpu"] and "1.50×" in str(board)
+    assert len(board.hidden) == 1 and "all_profiles=True" in str(board)
+    everything = cu.scoreboard(tmp_path, all_profiles=True)
+    assert [r["profile"] for r in everything.rows] == ["cpu", "smoke"] and not everything.hidden
+    cu.save("04_mixed_precision", as_env(env, "gpu"), headline="step", root=tmp_path, step=comparison(2.2))
+    assert [r["profile"] for r in cu.scoreboard(tmp_path).rows] == ["gpu"]
+
+
+def test_scoreboard_names_each_interval_for_what_it_is(tmp_path, env):
     assert "No results saved yet" in str(cu.scoreboard(tmp_path))
-    cu.save("04_mixed_precision", env, headline="step", root=tmp_path, step=fake_comparison())
+    cu.save("04_mixed_precision", env, headline="step", root=tmp_path, step=comparison())
+    cu.save("01_lr_schedules", env, headline="steps", root=tmp_path, steps=TARGET)
     cu.save("08_activation_checkpointing", env, headline="mem", root=tmp_path,
             mem=cu.Effect("saved activations, plain / checkpointed", 12.0))
-    ref = dict(env.record, device="cuda", gpu_name="NVIDIA H200")
-    ref_env = cu.Env(device=env.device, profile="gpu", seed=0, record=ref)
-    cu.save("04_mixed_precision", ref_env, headline="step", root=tmp_path / "reference",
-            step=fake_comparison(2.5, (2.4, 2.6)))
+    cu.save("00_measuring", env, headline="naive", root=tmp_path,
+            naive=cu.Effect("naive A/A", 1.3, 0.9, 1.8, interval="min-max over 5 pairs"))
+    cu.save("06_cudnn_benchmark", env, headline="old", root=tmp_path, old=comparison(1.2, (1.1, 1.3), interval=None))
+    cu.save("04_mixed_precision", as_env(env, "gpu", device="cuda", gpu_name="NVIDIA H200"), headline="step",
+            root=tmp_path / "reference", step=comparison(2.5, (2.4, 2.6)))
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "x.json").write_text("{not json")
+    (tmp_path / "reference" / "nvidia-h200" / "environment.json").write_text('{"gpu": "H200"}')  # not a result
     board = cu.scoreboard(tmp_path)
+    rows = {(r["notebook"], r["reference"]): r for r in board.rows}
+    assert len(board.rows) == 6
+    assert rows["04_mixed_precision", False]["interval"] == "95 % order-statistic CI"
+    target = rows["01_lr_schedules", False]
+    assert target["interval"] == "range over seeds (not a confidence interval)"
+    assert "95" not in target["interval"] and "3.00× [2.50, 3.60] over 3 seeds: faster" == target["measured"]
+    assert rows["08_activation_checkpointing", False]["interval"] == "single value, no interval"
+    assert rows["00_measuring", False]["interval"] == "min-max over 5 pairs"
+    assert "bootstrap" in rows["06_cudnn_benchmark", False]["interval"]
     text = str(board)
     assert "1.90× [1.80, 2.00] faster" in text and cu.CLAIMS["04_mixed_precision"] in text
     assert "nvidia-h200 (reference)" in text and "12×" in text
-    assert board.to_markdown().count("\n") == 2 + 3
+    assert board.to_markdown().count("\n") == 2 + 6 and "| interval |" in board.to_markdown()
+    assert "range over seeds" in board._repr_html_()
     ax = board.plot(tmp_path / "chart.png")
-    assert (tmp_path / "chart.png").exists() and len(ax.containers) == 3
-    refs = cu.references("04_mixed_precision", root=tmp_path, verbose=False)
-    assert len(refs) == 1 and refs[0]["machine"] == "nvidia-h200"
+    assert (tmp_path / "chart.png").exists() and len(ax.containers) == 6  # every ratio headline
+    beside = "\n".join(t.get_text() for t in ax.texts)
+    assert "range over seeds (not a confidence interval)" in beside and "95 % order-statistic CI" in beside
+    assert "source: super-convergence" in beside and "source: ~2×" in beside
+    assert "95 % CI" not in ax.get_title()
 
 
-def test_references_say_when_there_are_none(tmp_path, capsys):
+def test_scoreboard_reads_the_interval_the_engine_recorded(tmp_path, env):
+    """Real engine objects (injected times, no clock): the row says what the engine says."""
+    rounds = 15
+    base = [0.02 * (1 + 0.01 * i) for i in range(rounds)]
+    comp = cu.analyze(base, [t * 1.001 for t in base], [t / 2 for t in base], names=("fp32", "bf16"))
+    steps = cu.compare_targets(
+        cu.TargetResult(label="constant", target=0.9, seeds=[0, 1, 2], steps=[300, 320, 310], step_time=0.01),
+        cu.TargetResult(label="1cycle", target=0.9, seeds=[0, 1, 2], steps=[100, 110, 120], step_time=0.01))
+    cu.save("04_mixed_precision", env, headline="step", root=tmp_path, step=comp)
+    cu.save("01_lr_schedules", env, headline="steps", root=tmp_path, steps=steps)
+    rows = {r["notebook"]: r for r in cu.scoreboard(tmp_path).rows}
+    assert rows["04_mixed_precision"]["interval"] == comp.interval and comp.interval
+    assert rows["04_mixed_precision"]["measured"].startswith("2.00×")
+    assert rows["01_lr_schedules"]["interval"] == "range over seeds (not a confidence interval)"
+    assert rows["01_lr_schedules"]["value"] == (steps.ratio, steps.low, steps.high)
+
+
+def reference_env(env, gpu):
+    return as_env(env, "gpu", device="cuda", gpu_name=gpu)
+
+
+def test_references_come_from_the_checkout_then_the_package(tmp_path, env, monkeypatch, capsys):
+    checkout, packaged = tmp_path / "results", tmp_path / "site" / "reference_results"
+    cu.save("04_mixed_precision", reference_env(env, "NVIDIA H200"), headline="step", root=checkout / "reference",
+            step=comparison(2.5, (2.4, 2.6)))
+    for gpu, speedup in (("NVIDIA H200", 9.9), ("NVIDIA A100", 2.0)):
+        cu.save("04_mixed_precision", reference_env(env, gpu), headline="step", root=packaged,
+                step=comparison(speedup, (speedup - 0.1, speedup + 0.1)))
+    monkeypatch.setattr(cu.results, "packaged_references_dir", lambda: packaged)
+    found = {d["machine"]: d for d in cu.references("04_mixed_precision", root=checkout)}
+    assert set(found) == {"nvidia-h200", "nvidia-a100"}
+    assert found["nvidia-h200"]["measurements"]["step"]["speedup"] == 2.5  # the checkout's copy wins
+    out = capsys.readouterr().out
+    assert "2.50× [2.40, 2.60] faster (95 % order-statistic CI)" in out and "9.90" not in out
+    empty = tmp_path / "elsewhere"  # no checkout (Colab): the packaged references alone
+    assert sorted(d["measurements"]["step"]["speedup"] for d in cu.references("04_mixed_precision", root=empty,
+                                                                             verbose=False)) == [2.0, 9.9]
+    assert cu.references("06_cudnn_benchmark", root=empty, verbose=False) == []
+    board = cu.scoreboard(empty)
+    assert [(r["machine"], r["reference"]) for r in board.rows] == [("nvidia-a100", True), ("nvidia-h200", True)]
+
+
+def test_references_say_when_there_are_none(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cu.results, "packaged_references_dir", lambda: None)
     assert cu.references("06_cudnn_benchmark", root=tmp_path) == []
     assert "No reference result" in capsys.readouterr().out
+
+
+def test_reference_results_ship_in_the_wheel(tmp_path, env):
+    """`pip install` of the course (Colab: no checkout) brings results/reference/ as package data."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    shutil.copytree(ROOT / "course_utils", src / "course_utils", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "results" / "reference", src / "results" / "reference",
+                    ignore=shutil.ignore_patterns("*.json"))  # only the test's own reference below
+    cu.save("04_mixed_precision", reference_env(env, "Test GPU"), headline="step",
+            root=src / "results" / "reference", step=comparison(2.5, (2.4, 2.6)))
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                           "--disable-pip-version-check", "-q", str(src), "-w", str(tmp_path / "whl")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (wheel,) = (tmp_path / "whl").glob("course_utils-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "course_utils/reference_results/test-gpu/04_mixed_precision.gpu.json" in names, names
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as zf:  # installed as pip would, then read with no checkout around
+        zf.extractall(site)
+    code = ("import course_utils as cu; "
+            "print([d['machine'] for d in cu.references('04_mixed_precision', verbose=False)])")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(site), "COURSE_RESULTS_DIR": str(tmp_path / "none")})
+    assert run.returncode == 0 and run.stdout.strip() == "['test-gpu']", run.stdout + run.stderr
+
+
+def test_the_test_session_writes_results_into_a_temporary_folder():
+    """tests/conftest.py points COURSE_RESULTS_DIR (inherited by every kernel) away from results/."""
+    folder = cu.results.results_dir().resolve()
+    assert folder == Path(os.environ["COURSE_RESULTS_DIR"]).resolve()
+    assert not folder.is_relative_to(ROOT), folder
+
+
+def test_results_of_a_notebook_nbgrader_runs_never_go_to_the_course(monkeypatch, tmp_path):
+    monkeypatch.delenv("COURSE_RESULTS_DIR")
+    monkeypatch.chdir(ROOT / "notebooks")  # inside the checkout: results/ of the course ...
+    assert cu.results.results_dir() == ROOT / "results"
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # ... but not while nbgrader runs it
+    assert not cu.results.results_dir().resolve().is_relative_to(ROOT)
 
 
 def test_claims_cover_every_lesson():

@@ -2,8 +2,11 @@
 
 Sources in solutions/ are never touched: each notebook is copied to build/NN_slug/ and executed
 there, in the profile the machine calls for (COURSE_PROFILE overrides). Each lesson saves its
-results under results/<machine-id>/; the scoreboard reads them back and build/report.md shows it
-with a chart.
+results as results/<machine-id>/<lesson>.<profile>.json, so a run replaces only the earlier run of
+the same profile (a smoke run never replaces a cpu or gpu result). The scoreboard reads them back,
+with the reference runs (results/reference/, or the copy shipped with the package), and
+build/report.md shows it with a chart: each row names the kind of its interval and the source's
+claim.
 """
 
 from __future__ import annotations
@@ -68,7 +71,10 @@ def main() -> int:
     report = build / "report.md"
     report.write_text(
         "# Scoreboard: each trick measured on this machine, beside the source's claim\n\n"
-        f"Profile `{env.profile}`, device `{env.device.type}`. Executed notebooks are in `build/`.\n\n"
+        f"Profile `{env.profile}`, device `{env.device.type}`. Executed notebooks are in `build/`. "
+        "Each row shows the run of the largest profile on its machine, with the kind of its interval: "
+        "a comparison's order-statistic confidence interval for the median, a range over seeds for "
+        "time to target (not a confidence interval), or an effect's own range.\n\n"
         + board.to_markdown() + "\n![measured effects](scoreboard.png)\n"
     )
     print(f"\nwrote {report.relative_to(ROOT)} and {chart.relative_to(ROOT)}")
