@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help run test lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
+.PHONY: help data run reference test lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -21,10 +21,16 @@ $(STAMP): requirements-lock.txt pyproject.toml
 	$(PY) -m pip install --disable-pip-version-check --quiet --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
-run: $(STAMP)  ## execute every lesson headless into build/, then print the scoreboard
+data: $(STAMP)  ## Fashion-MNIST into the data cache (Debian package, else download, else say digits)
+	$(PY) tools/get_data.py
+
+run: $(STAMP) data  ## execute every lesson headless into build/, then print the scoreboard
 	$(PY) tools/run_notebooks.py
 
-test: $(STAMP)  ## unit tests, every lesson under nbval (smoke profile), grading round-trip, structure
+reference: $(STAMP) data  ## on a CUDA GPU: every lesson in the gpu profile into results/reference/<machine-id>/
+	$(PY) tools/make_reference.py $(if $(A),--lessons $(A))
+
+test: $(STAMP)  ## unit tests, structure, every lesson autograded good + blank (smoke profile)
 	$(PY) -m pytest
 
 lab: $(STAMP)  ## open JupyterLab on the student notebooks
@@ -61,11 +67,11 @@ zip-collect: $(STAMP)  ## import LMS files downloaded/<a>/archive/<student>__<a>
 check-submissions: $(STAMP)  ## name every damaged submission in submitted/ and what is wrong
 	$(PY) tools/check_submissions.py $(A)
 
-autograde: $(STAMP)  ## grade submitted/ in the smoke profile; damaged ones are set aside
+autograde: $(STAMP)  ## grade submitted/ (smoke profile, results to a temp folder); damaged set aside
 	COURSE_PROFILE=smoke $(GRADING) autograde $(A) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
 		$(foreach s,$(STUDENT),--student $(s))
 
-grades: $(STAMP)  ## write grades.csv: student, assignment, score, max_score, status
+grades: $(STAMP)  ## merge into grades.csv (A=<one> keeps the other rows): student, assignment, score, status
 	$(GRADING) grades $(A)
 
 feedback: $(STAMP)  ## write feedback/<student>/<a>/<a>.html (hidden tests hidden)

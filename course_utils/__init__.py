@@ -4,25 +4,49 @@ Import it as ``import course_utils as cu`` and start every notebook with ``env =
 Importing it changes nothing: no seeding, no flags, no plotting style.
 """
 
-from . import checks, data, env, memory, models, plots, results, timing, training
+from . import (
+    checks,
+    comparison,
+    convergence,
+    data,
+    env,
+    memory,
+    models,
+    plots,
+    profiling,
+    report,
+    results,
+    stats,
+    syncs,
+    timing,
+    training,
+)
 from .checks import assert_close, assert_grads_close, rel_error
+from .comparison import Comparison, analyze, check_prediction, format_seconds
+from .convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
 from .data import DATASETS, Dataset, batches, image_folder, load_dataset, synthetic, write_image_folder
 from .env import (
     PROFILES,
     Env,
+    autocast,
     choose_device,
     environment_record,
     get_profile,
     in_colab,
+    pick_amp_dtype,
     seed_everything,
     setup,
 )
-from .memory import SavedTensors, format_bytes, param_count, peak_memory, saved_tensors
+from .memory import PeakMemory, SavedTensors, format_bytes, param_count, peak_memory, peak_memory_stats, saved_tensors
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups
-from .results import CLAIMS, Effect, references, save, scoreboard
-from .timing import Comparison, Timing, benchmark, compare, format_seconds, naive_compare
-from .training import History, TargetResult, evaluate, steps_to_target, train, train_step
+from .profiling import profile_table
+from .report import Scoreboard, scoreboard
+from .results import CLAIMS, Effect, references, save
+from .stats import median_ci
+from .syncs import SyncCounter, count_syncs
+from .timing import Timing, benchmark, compare, naive_compare
+from .training import History, evaluate, train, train_step
 
 __version__ = "0.1.0"
 
@@ -30,14 +54,16 @@ __version__ = "0.1.0"
 REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 
 __all__ = [
-    "CLAIMS", "DATASETS", "PROFILES", "REPO_URL",
-    "Comparison", "ConvNetConfig", "Dataset", "Effect", "Env", "History", "MLPConfig",
-    "SavedTensors", "TargetResult", "Timing",
-    "assert_close", "assert_grads_close", "batches", "benchmark", "checks", "choose_device",
-    "compare", "data", "env", "environment_record", "evaluate", "format_bytes", "format_seconds",
-    "get_profile", "image_folder", "in_colab", "load_dataset", "make_convnet", "make_mlp", "memory",
-    "models", "naive_compare", "param_count", "peak_memory", "plot_comparison", "plot_curves", "plot_lr",
-    "plot_speedups", "plots", "references", "rel_error", "results", "save", "saved_tensors",
-    "scoreboard", "seed_everything", "setup", "steps_to_target", "synthetic", "timing", "train",
-    "train_step", "training", "write_image_folder",
+    "CLAIMS", "Comparison", "ConvNetConfig", "Dataset", "DATASETS", "Effect", "Env", "History",
+    "MLPConfig", "PeakMemory", "PROFILES", "REPO_URL", "SavedTensors", "Scoreboard", "SyncCounter",
+    "TargetComparison", "TargetResult", "Timing", "analyze", "assert_close", "assert_grads_close",
+    "autocast", "batches", "benchmark", "check_prediction", "checks", "choose_device", "compare",
+    "compare_targets", "comparison", "convergence", "count_syncs", "data", "env",
+    "environment_record", "evaluate", "format_bytes", "format_seconds", "get_profile",
+    "image_folder", "in_colab", "load_dataset", "make_convnet", "make_mlp", "median_ci", "memory",
+    "models", "naive_compare", "param_count", "peak_memory", "peak_memory_stats", "pick_amp_dtype",
+    "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "plots", "profile_table",
+    "profiling", "references", "rel_error", "report", "results", "save", "saved_tensors",
+    "scoreboard", "seed_everything", "setup", "stats", "steps_to_target", "syncs", "synthetic",
+    "timing", "train", "train_step", "training", "write_image_folder",
 ]

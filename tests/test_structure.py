@@ -24,7 +24,22 @@ FORBIDDEN = {
     "time.time(": "nothing is timed by hand: use cu.compare / cu.benchmark",
     "perf_counter": "nothing is timed by hand: use cu.compare / cu.benchmark",
     "use_reentrant=True": "checkpoint with use_reentrant=False",
+    "timeit": "nothing is timed by hand: use cu.compare / cu.benchmark",
+    "time.monotonic": "nothing is timed by hand: use cu.compare / cu.benchmark",
+    "time.process_time": "nothing is timed by hand: use cu.compare / cu.benchmark",
+    "torch.utils.benchmark": "time with cu.benchmark / cu.compare",
 }
+#: Lesson 00 teaches timing: its learners write a timer and pass it a clock.
+ALLOWED = {"00_measuring": {"timeit"}}
+
+
+MAX_WORDS, TARGET_WORDS = 3000, 2500
+
+
+def prose_words(nb) -> int:
+    """Words in the markdown cells a learner reads (model answers of written questions excluded)."""
+    return sum(len(re.findall(r"\w+", c.source)) for c in nb.cells
+               if c.cell_type == "markdown" and not nbg(c).get("solution"))
 
 
 def nbg(cell):
@@ -85,10 +100,24 @@ def anatomy_problems(nb, slug):
         problems.append(f"grade ids must be unique: {ids}")
     source = "\n".join(c.source for c in code)
     for needle, why in FORBIDDEN.items():
-        if needle in source:
+        if needle in source and needle not in ALLOWED.get(slug, ()):
             problems.append(f"'{needle}' in code: {why}")
     if "cu.compare(" not in source:
         problems.append("the lesson times baseline against trick with cu.compare")
+    prediction = next((i for i, c in enumerate(cells) if c.cell_type == "code"
+                       and re.search(r"^my_prediction\s*=", c.source, re.M)), None)
+    measured = next((i for i, c in enumerate(cells) if c.cell_type == "code"
+                     and "cu.check_prediction(my_prediction" in c.source), None)
+    if prediction is None or measured is None or measured < prediction:
+        problems.append("record a prediction (my_prediction = ...) before the measurement and print it "
+                        "beside the result with cu.check_prediction(my_prediction, ...)")
+    if source.count("cu.profile_table(") > 1:
+        problems.append("at most one profiler table (cu.profile_table) per lesson")
+    if "torch.profiler" in source:
+        problems.append("profile with cu.profile_table, not torch.profiler directly")
+    words = prose_words(nb)
+    if words > MAX_WORDS:
+        problems.append(f"{words} words of prose: the limit is {MAX_WORDS} (aim for {TARGET_WORDS})")
     if f'cu.save("{slug}"' not in source:
         problems.append(f'the lesson saves its results with cu.save("{slug}", ...)')
     if any(c.get("outputs") or c.get("execution_count") for c in code):
@@ -104,13 +133,23 @@ def test_lesson_anatomy(path):
 
 
 def test_the_anatomy_check_can_fail():
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 99 · Nothing"),
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 99 · Nothing " + "word " * 3001),
                                          nbformat.v4.new_code_cell("import time"),
-                                         nbformat.v4.new_code_cell("time.time()")])
+                                         nbformat.v4.new_code_cell("time.time()"),
+                                         nbformat.v4.new_code_cell("cu.profile_table(f)\ncu.profile_table(g)")])
     problems = "\n".join(anatomy_problems(nb, "99_nothing"))
     for expected in ("badge", "level-2 headings", "setup cell", "2 autograded", "timed by hand",
-                     "cu.save", "preceded by a sentence"):
+                     "cu.save", "preceded by a sentence", "my_prediction", "one profiler table",
+                     "words of prose"):
         assert expected in problems
+
+
+@pytest.mark.parametrize("path", RELEASED, ids=lambda p: p.parent.name)
+def test_prose_budget_of_each_release(path):
+    """Print every lesson's word count (pytest -s shows it); fail above the design's limit."""
+    words = prose_words(nbformat.read(path, as_version=4))
+    print(f"{path.parent.name}: {words} words of prose (limit {MAX_WORDS}, aim {TARGET_WORDS})")
+    assert words <= MAX_WORDS, f"{path.parent.name}: {words} words of prose, over the limit of {MAX_WORDS}"
 
 
 @pytest.mark.parametrize("path", SOLUTIONS + RELEASED, ids=lambda p: f"{p.parts[-3]}/{p.stem}")
