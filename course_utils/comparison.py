@@ -96,8 +96,9 @@ class Comparison:
 
     def _footer(self) -> str:
         threads = f"{self.num_threads} thread{'s' if self.num_threads != 1 else ''}"
-        return (f"{self.rounds} interleaved rounds (arm order balanced) × {self.calls_per_round} "
-                f"calls per arm, {threads}, {self.device}; speed-up = median of per-round "
+        calls = f"{self.calls_per_round} call{'s' if self.calls_per_round != 1 else ''}"
+        return (f"{self.rounds} interleaved rounds (arm order balanced) × {calls} per arm, "
+                f"{threads}, {self.device}; speed-up = median of per-round "
                 f"baseline/trick ratios; {self.interval}")
 
     def __str__(self) -> str:
