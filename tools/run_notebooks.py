@@ -12,7 +12,9 @@ claim.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import nbformat  # noqa: E402
+from jupyter_client import KernelManager  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellExecutionError  # noqa: E402
 
@@ -31,7 +34,10 @@ def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str
     out_dir = build / src.parent.name
     out_dir.mkdir(parents=True, exist_ok=True)
     nb = nbformat.read(src, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    # IPC sockets: the kernel is local, and ipykernel warns about unencrypted TCP otherwise
+    km = KernelManager(kernel_name="python3", transport="ipc",
+                       connection_file=str(Path(tempfile.mkdtemp(prefix="kernel-")) / "kernel.json"))
+    client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(out_dir)}})
     t0 = time.perf_counter()
     error = ""
@@ -41,6 +47,10 @@ def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str
         error = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
     except Exception as e:  # a dead kernel or a timeout: report it, go on with the next lesson
         error = f"{type(e).__name__}: {e}"
+    finally:
+        if km.has_kernel:  # a client given its kernel manager leaves the kernel to its owner
+            km.shutdown_kernel(now=True)
+        shutil.rmtree(Path(km.connection_file).parent, ignore_errors=True)
     seconds = time.perf_counter() - t0
     nbformat.write(nb, out_dir / src.name)
     return not error, seconds, error
