@@ -84,10 +84,6 @@ class Effect:
         return {"kind": "effect", **asdict(self)}
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
 def _course_root(start: Path) -> Path | None:
     for folder in (start, *start.parents):
         if (folder / "nbgrader_config.py").exists() and (folder / "course_utils").is_dir():
@@ -138,14 +134,17 @@ def save(notebook: str, env: Env, *, headline: str, root: str | Path | None = No
         earlier run of the same lesson on the same machine in the same profile.
 
     Raises:
-        ValueError: ``headline`` names none of ``measurements``, or ``notebook`` is not a slug.
+        ValueError: ``headline`` names none of ``measurements``, ``notebook`` is not a slug, or
+            the profile is not one of :data:`~course_utils.env.PROFILES`.
     """
     if headline not in measurements:
         raise ValueError(f"headline {headline!r} is not one of the measurements: {sorted(measurements)}")
     if not re.fullmatch(r"[A-Za-z0-9_-]+", notebook):
         raise ValueError(f"notebook must be a lesson slug such as '04_mixed_precision', got {notebook!r}")
+    if env.profile not in PROFILES:
+        raise ValueError(f"env.profile must be one of {', '.join(PROFILES)}, got {env.profile!r}")
     folder = Path(root) if root is not None else results_dir()
-    path = folder / machine_id(env.record) / f"{notebook}.{_slug(env.profile) or 'unknown'}.json"
+    path = folder / machine_id(env.record) / f"{notebook}.{env.profile}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "notebook": notebook,
