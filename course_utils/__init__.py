@@ -17,6 +17,7 @@ from . import (
     report,
     results,
     stats,
+    sweeps,
     syncs,
     timing,
     training,
@@ -45,6 +46,7 @@ from .report import Scoreboard, scoreboard
 from .results import CLAIMS, Effect, references, save
 from .stats import median_ci
 from .syncs import SyncCounter, count_syncs
+from .sweeps import Sweep, sweep
 from .timing import Timing, benchmark, compare, naive_compare
 from .training import History, evaluate, train, train_step
 
@@ -55,7 +57,7 @@ REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 
 __all__ = [
     "CLAIMS", "Comparison", "ConvNetConfig", "Dataset", "DATASETS", "Effect", "Env", "History",
-    "MLPConfig", "PeakMemory", "PROFILES", "REPO_URL", "SavedTensors", "Scoreboard", "SyncCounter",
+    "MLPConfig", "PeakMemory", "PROFILES", "REPO_URL", "SavedTensors", "Scoreboard", "Sweep", "SyncCounter",
     "TargetComparison", "TargetResult", "Timing", "analyze", "assert_close", "assert_grads_close",
     "autocast", "batches", "benchmark", "check_prediction", "checks", "choose_device", "compare",
     "compare_targets", "comparison", "convergence", "count_syncs", "data", "env",
@@ -64,6 +66,6 @@ __all__ = [
     "models", "naive_compare", "param_count", "peak_memory", "peak_memory_stats", "pick_amp_dtype",
     "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "plots", "profile_table",
     "profiling", "references", "rel_error", "report", "results", "save", "saved_tensors",
-    "scoreboard", "seed_everything", "setup", "stats", "steps_to_target", "syncs", "synthetic",
+    "scoreboard", "seed_everything", "setup", "stats", "steps_to_target", "sweep", "sweeps", "syncs", "synthetic",
     "timing", "train", "train_step", "training", "write_image_folder",
 ]

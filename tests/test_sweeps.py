@@ -1,0 +1,110 @@
+"""cu.sweep: many arms interleaved with one A/A control; orders, verdicts, throughput, records."""
+
+import json
+import random
+from collections import Counter
+
+import matplotlib
+import pytest
+import torch
+
+import course_utils as cu
+from course_utils.sweeps import rotated_orders
+
+matplotlib.use("Agg")
+
+A = torch.randn(160, 160)
+
+
+def work():
+    torch.mm(A, A)
+
+
+def double_work():
+    work()
+    work()
+
+
+def test_rotated_orders_put_every_arm_in_every_position_once_per_block():
+    arms = ("a", "b", "c", "d")
+    orders = rotated_orders(12, arms, random.Random(0))
+    assert len(orders) == 12 and all(sorted(o) == sorted(arms) for o in orders)
+    for block in (orders[0:4], orders[4:8], orders[8:12]):
+        for pos in range(4):
+            assert sorted(o[pos] for o in block) == sorted(arms), block
+    assert len(rotated_orders(5, arms, random.Random(0))) == 5
+
+
+def test_every_arm_runs_the_same_number_of_times_per_round():
+    calls = Counter()
+    arms = {name: (lambda name=name: calls.update([name])) for name in ("base", "x", "y")}
+    s = cu.sweep(arms, rounds=6, warmup=0, min_round_time=0.0, num_threads=1, device="cpu")
+    per_round = s[("x")].calls_per_round
+    # first call + single-call estimate, then rounds; the baseline runs twice per round (the A/A copy)
+    assert calls["x"] == calls["y"] == 2 + 6 * per_round
+    assert calls["base"] == 2 + 12 * per_round
+    assert set(s.times) == {"base", "x", "y", "A/A control"} and all(len(v) == 6 for v in s.times.values())
+
+
+@pytest.mark.clock
+def test_double_work_is_slower_and_the_control_is_not():
+    for seed in range(3):
+        s = cu.sweep({"once": work, "once again": work, "twice": double_work}, num_threads=1, budget=2.0,
+                     seed=seed, device="cpu")
+        if s["twice"].verdict == "slower" and s["once again"].verdict != "control failed":
+            break
+    assert s["twice"].verdict == "slower", s
+    assert 1.5 < s["twice"].time_ratio < 2.7, s
+    assert s["once again"].ci[0] < 1.25 and s["once again"].ci[1] > 0.8, s
+    assert s.best() in ("once", "once again")
+
+
+def test_throughput_divides_by_items_and_best_follows_the_verdict():
+    # The same work per call, but "b" processes 4 times the items: 4 times the throughput.
+    s = cu.sweep({"a": work, "b": work}, items={"a": 8, "b": 32}, unit="image", rounds=6, num_threads=1,
+                 device="cpu")
+    c = s["b"]
+    assert 2.0 < c.speedup < 8.0, s
+    assert c.names == ("a", "b")
+    assert s.throughput("b") == pytest.approx(32 / s.median_s("b"))
+    assert s.median_s("a") == pytest.approx(c.median_s[0] * 8)
+    assert "per image" in str(s).splitlines()[0]
+    if c.verdict == "faster":
+        assert s.best() == "b"
+
+
+def test_prints_plots_and_serialises(tmp_path):
+    s = cu.sweep({"a": work, "b": double_work}, rounds=6, num_threads=1, device="cpu")
+    text = str(s)
+    assert "a" in text and "b" in text and "verdict" in text and "interval" in text
+    assert s.plot() is not None
+    record = json.loads(json.dumps(s.to_dict()))
+    assert record["kind"] == "sweep" and set(record["comparisons"]) == {"b"}
+    assert s.summary()
+
+
+def test_bad_input_gets_clear_errors():
+    with pytest.raises(ValueError, match="at least two arms"):
+        cu.sweep({"a": work})
+    with pytest.raises(TypeError, match="arms\\['b'\\]"):
+        cu.sweep({"a": work, "b": 3})
+    with pytest.raises(ValueError, match="baseline 'z'"):
+        cu.sweep({"a": work, "b": work}, baseline="z")
+    with pytest.raises(ValueError, match="items"):
+        cu.sweep({"a": work, "b": work}, items={"a": 1})
+    with pytest.raises(ValueError, match="rounds must be at least"):
+        cu.sweep({"a": work, "b": work}, rounds=3)
+
+    def broken():
+        raise KeyError("boom")
+
+    with pytest.raises(RuntimeError, match="'b' raised KeyError"):
+        cu.sweep({"a": work, "b": broken}, rounds=6)
+    with pytest.raises(KeyError, match="no arm 'c'"):
+        cu.sweep({"a": work, "b": work}, rounds=6, min_round_time=0.0)["c"]
+
+
+def test_threads_are_restored():
+    before = torch.get_num_threads()
+    cu.sweep({"a": work, "b": work}, rounds=6, num_threads=1, min_round_time=0.0)
+    assert torch.get_num_threads() == before
