@@ -25,8 +25,9 @@ def assert_close(actual: object, expected: object, *, rtol: float = 1e-5, atol: 
         AssertionError: shapes differ, or values differ beyond ``atol + rtol * |expected|``;
             the message gives both values (or the worst element), the difference and the tolerance.
     """
-    a = torch.as_tensor(actual).detach().cpu()
-    e = torch.as_tensor(expected).detach().cpu()
+    # Python numbers become float64 (torch.as_tensor would round them to float32).
+    a = (actual if isinstance(actual, torch.Tensor) else torch.as_tensor(actual, dtype=torch.float64)).detach().cpu()
+    e = (expected if isinstance(expected, torch.Tensor) else torch.as_tensor(expected, dtype=torch.float64)).detach().cpu()
     if a.shape != e.shape:
         raise AssertionError(f"{name}: shape {tuple(a.shape)} but expected {tuple(e.shape)}")
     a64, e64 = a.double(), e.double()

@@ -140,9 +140,11 @@ class TargetComparison:
         """One sentence that claims only what the seeds show."""
         base, trick = self.names
         n = len(self.seeds)
-        rng = f"{self.low:.2f}–{self.high:.2f}× over {n} seeds"
+        rng = f"{_ratio_text(self.low)}–{_ratio_text(self.high)} over {n} seeds"
         if self.verdict == "faster":
-            return f"{trick} reached {self.target:.0%} {self.ratio:.2f}× sooner than {base} on every seed ({rng})."
+            how = (f"{self.ratio:.2f}× sooner than {base}" if math.isfinite(self.ratio)
+                   else f"while {base} mostly never did")
+            return f"{trick} reached {self.target:.0%} {how} on every seed ({rng})."
         if self.verdict == "slower":
             return f"{trick} reached {self.target:.0%} later than {base} on every seed ({rng})."
         return (f"Not resolvable with {n} seeds: {trick} vs {base} to {self.target:.0%} ranged "
@@ -155,7 +157,8 @@ class TargetComparison:
 
         return "\n".join([row(self.names[0], self.steps[0], self.step_time[0]),
                           row(self.names[1], self.steps[1], self.step_time[1]),
-                          f"time-to-target ratio {self.ratio:.2f}× [{self.low:.2f}, {self.high:.2f}] "
+                          f"time-to-target ratio {_ratio_text(self.ratio)} [{_ratio_text(self.low)}, "
+                          f"{_ratio_text(self.high)}] "
                           f"({self.interval}); {self.step_basis}",
                           f"verdict     {self.verdict}", self.summary()])
 
@@ -169,6 +172,15 @@ class TargetComparison:
         d.update(kind="target_comparison", summary=self.summary(), ratios=[finite(r) for r in self.ratios],
                  ratio=finite(self.ratio), low=finite(self.low), high=finite(self.high))
         return d
+
+
+def _ratio_text(x: float) -> str:
+    """A time-to-target ratio for text: ``"1.77×"``, or what an infinite or zero ratio means."""
+    if math.isinf(x):
+        return "∞× (only the trick got there)"
+    if x == 0:
+        return "0× (only the baseline got there)"
+    return f"{x:.2f}×"
 
 
 def compare_targets(baseline: TargetResult, trick: TargetResult, *,

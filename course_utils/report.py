@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,11 @@ def _seeds(m: dict[str, Any]) -> int:
     return len(seeds) if isinstance(seeds, (list, tuple)) else int(seeds or 0)
 
 
+def _num(x: Any) -> float:
+    """A saved number; JSON has no infinity, so ``to_dict`` stores it as the string ``"inf"``."""
+    return float(x)
+
+
 def describe(measurement: Any) -> str:
     """One line for a saved measurement: value, bounds and verdict (see :func:`interval_kind`)."""
     m = measurement if isinstance(measurement, dict) else {}
@@ -37,7 +43,8 @@ def describe(measurement: Any) -> str:
         lo, hi = m["ci"]
         return f"{m['speedup']:.2f}× [{lo:.2f}, {hi:.2f}] {m['verdict']}"
     if kind == "target_comparison":
-        return f"{m['ratio']:.2f}× [{m['low']:.2f}, {m['high']:.2f}] over {_seeds(m)} seeds: {m['verdict']}"
+        r, lo, hi = (_num(m[k]) for k in ("ratio", "low", "high"))
+        return f"{r:.2f}× [{lo:.2f}, {hi:.2f}] over {_seeds(m)} seeds: {m['verdict']}"
     if kind == "effect":
         known = Effect.__dataclass_fields__
         e = Effect(**{k: v for k, v in m.items() if k in known})
@@ -78,7 +85,7 @@ def headline_value(measurement: dict[str, Any]) -> tuple[float, float, float] | 
     if kind == "comparison":
         return measurement["speedup"], *measurement["ci"]
     if kind == "target_comparison":
-        return measurement["ratio"], measurement["low"], measurement["high"]
+        return _num(measurement["ratio"]), _num(measurement["low"]), _num(measurement["high"])
     if kind == "effect" and measurement.get("unit") == "×":
         v = measurement["value"]
         low, high = measurement.get("low"), measurement.get("high")
@@ -148,7 +155,8 @@ class Scoreboard:
 
         from .plots import plot_speedups
 
-        drawn = [r for r in self.rows if r["value"]]
+        # an infinite or zero ratio (one arm never reached the target) is listed, not drawn
+        drawn = [r for r in self.rows if r["value"] and all(0 < v < math.inf for v in r["value"])]
         bars = [(f"{r['notebook']} · {r['machine']}{' (ref.)' if r['reference'] else ''} · {r['profile']}",
                  *r["value"]) for r in drawn]
         _, ax = plt.subplots(figsize=(9, 1.4 + 0.62 * max(len(bars), 1)))

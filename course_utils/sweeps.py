@@ -222,14 +222,14 @@ def sweep(
         for _ in range(warmup):
             for n in arms:
                 _time_calls(fns[n], n, 1, device)
-        single = max(_time_calls(fns[n], label[n], 1, device) for n in arms)
-        calls = max(1, math.ceil(min_round_time / max(single, 1e-9)))
-        per_round = len(keys) * calls * single
+        singles = {n: _time_calls(fns[n], label[n], 1, device) for n in arms}
+        calls = max(1, math.ceil(min_round_time / max(max(singles.values()), 1e-9)))
+        per_round = calls * (sum(singles.values()) + singles[baseline])  # every arm, baseline twice
         budgeted = rounds is None
         if rounds is None:
             left = budget - (time.perf_counter() - start)
             planned = int(min(MAX_ROUNDS, left // max(per_round, 1e-9)))
-            rounds = max(need, planned)
+            rounds = max(need, planned - planned % len(keys))  # whole blocks of rotations
         show = progress if progress is not None else rounds * per_round > 5.0
         bar = None
         if show:

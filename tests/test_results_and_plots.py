@@ -217,3 +217,20 @@ def test_plots_draw_what_they_are_given():
     assert len(cu.plot_lr({"1cycle": [0.1, 0.5, 0.1]}).lines) == 1
     ax = cu.plot_comparison([fake_comparison(), fake_comparison(1.0, (0.9, 1.1), "not resolvable")])
     assert len(ax.containers) == 4
+
+
+def test_a_target_never_reached_by_the_baseline_is_saved_listed_and_not_drawn(tmp_path, env):
+    base = cu.TargetResult("raw", 0.8, [0, 1, 2], [None, None, None], 0.01)
+    trick = cu.TargetResult("standardised", 0.8, [0, 1, 2], [100, 120, 90], 0.01)
+    tc = cu.compare_targets(base, trick)
+    assert "∞" in tc.summary() or "never" in tc.summary(), tc.summary()
+    assert "∞" in str(tc)
+    cu.save("17_input_normalization", env, headline="time_to_target", root=tmp_path, time_to_target=tc)
+    board = cu.scoreboard(tmp_path)
+    assert "inf" in str(board)
+    assert board.plot() is not None
+
+
+def test_assert_close_keeps_python_floats_in_float64():
+    with pytest.raises(AssertionError):
+        cu.assert_close(1.0 + 1e-9, 1.0, rtol=1e-12, atol=0.0)
