@@ -1,0 +1,126 @@
+"""PNG folders written once: skipped when complete, rewritten when changed or interrupted, never half-read."""
+
+import multiprocessing as mp
+import os
+
+import pytest
+import torch
+
+import course_utils as cu
+from course_utils import image_files
+
+
+def _images(n=12, seed=0, channels=1, size=6):
+    g = torch.Generator().manual_seed(seed)
+    return torch.rand(n, channels, size, size, generator=g), torch.arange(n) % 3
+
+
+def _pngs(root):
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.png"))
+
+
+def _count_saves(monkeypatch):
+    from PIL import Image
+
+    calls = []
+    original = Image.Image.save
+
+    def counting(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Image.Image, "save", counting)
+    return calls
+
+
+def test_written_once_then_reused(tmp_path, monkeypatch, capsys):
+    X, y = _images()
+    saves = _count_saves(monkeypatch)
+    root = cu.write_image_folder(X, y, tmp_path / "png", skip_existing=True, verbose=True)
+    assert len(saves) == 12 and "wrote 12 PNG files" in capsys.readouterr().out
+    stamps = {p: p.stat().st_mtime_ns for p in root.rglob("*.png")}
+    again = cu.write_image_folder(X, y, tmp_path / "png", skip_existing=True, verbose=True)
+    assert again == root and len(saves) == 12, "a complete folder must not be written again"
+    assert "reusing 12 PNG files" in capsys.readouterr().out
+    assert {p: p.stat().st_mtime_ns for p in root.rglob("*.png")} == stamps
+    manifest = image_files.read_manifest(root)
+    assert manifest["count"] == 12 and sorted(manifest["files"]) == _pngs(root)
+
+
+def test_without_skip_existing_it_always_writes(tmp_path, monkeypatch):
+    X, y = _images()
+    saves = _count_saves(monkeypatch)
+    cu.write_image_folder(X, y, tmp_path, limit=5)
+    cu.write_image_folder(X, y, tmp_path, limit=5)
+    assert len(saves) == 10  # the old behaviour: every call writes
+    assert len(_pngs(tmp_path)) == 5
+
+
+def test_changed_images_are_rewritten_and_stale_files_removed(tmp_path):
+    X, y = _images(12)
+    cu.write_image_folder(X, y, tmp_path, skip_existing=True)
+    X2, y2 = _images(8, seed=1)
+    cu.write_image_folder(X2, y2, tmp_path, skip_existing=True)
+    assert len(_pngs(tmp_path)) == 8, "files of the earlier write must not stay visible to ImageFolder"
+    ds = cu.image_folder(tmp_path)
+    got = sorted(round(float(img.sum()), 3) for img, _ in ds)
+    want = sorted(round(float((x * 255).round().div(255).sum()), 3) for x in X2)
+    assert got == want
+
+
+def test_interrupted_or_damaged_folder_is_written_again(tmp_path, monkeypatch):
+    X, y = _images()
+    root = cu.write_image_folder(X, y, tmp_path, skip_existing=True)
+    (root / image_files.MANIFEST).unlink()  # interrupted before the manifest: incomplete
+    saves = _count_saves(monkeypatch)
+    cu.write_image_folder(X, y, root, skip_existing=True)
+    assert len(saves) == 12
+    next(root.rglob("*.png")).unlink()  # a file lost after a complete write
+    cu.write_image_folder(X, y, root, skip_existing=True)
+    assert len(saves) == 24 and len(_pngs(root)) == 12
+    (root / image_files.MANIFEST).write_text("{not json")
+    assert image_files.read_manifest(root) is None
+    cu.write_image_folder(X, y, root, skip_existing=True)
+    assert len(saves) == 36 and image_files.read_manifest(root)["count"] == 12
+
+
+def test_round_trip_colour_and_class_names_and_no_temporary_files(tmp_path):
+    X, y = _images(9, channels=3, size=5)
+    root = cu.write_image_folder(X, y, tmp_path, classes=("cat", "dog", "eel"), skip_existing=True)
+    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["cat", "dog", "eel"]
+    assert not [p for p in root.rglob("*") if ".tmp" in p.name], "temporary files were left behind"
+    ds = cu.image_folder(root)
+    assert ds.classes == ["cat", "dog", "eel"] and len(ds) == 9
+    originals = (X * 255).round() / 255
+    for img, label in ds:
+        assert img.shape == (3, 5, 5)
+        assert any(torch.allclose(img, o, atol=1e-6) for o in originals[y == label])
+
+
+def test_bad_input_is_refused(tmp_path):
+    X, y = _images()
+    with pytest.raises(ValueError, match="shape"):
+        cu.write_image_folder(X[:, 0], y, tmp_path)
+    with pytest.raises(ValueError, match="one label per image"):
+        cu.write_image_folder(X, y[:-1], tmp_path)
+    with pytest.raises(ValueError, match="no class name"):
+        cu.write_image_folder(X, y, tmp_path, classes=("a", "b"))
+
+
+def _write(args):
+    root, seed = args
+    X, y = _images(40, seed=seed, size=16)
+    cu.write_image_folder(X, y, root, skip_existing=True)
+    return os.getpid()
+
+
+@pytest.mark.skipif("fork" not in mp.get_all_start_methods(), reason="needs the fork start method")
+def test_two_processes_writing_the_same_folder_leave_it_complete(tmp_path):
+    with mp.get_context("fork").Pool(2) as pool:
+        pool.map(_write, [(tmp_path, 0), (tmp_path, 0)])
+    X, y = _images(40, seed=0, size=16)
+    assert len(_pngs(tmp_path)) == 40
+    assert not [p for p in tmp_path.rglob("*") if ".tmp" in p.name]
+    assert image_files.read_manifest(tmp_path)["fingerprint"] == image_files._fingerprint(
+        (X * 255).round().to(torch.uint8), y, ("0", "1", "2"))
+    assert len(cu.image_folder(tmp_path)) == 40
