@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def read_manifest(root: str | Path) -> dict | None:
 
 def _replace_atomically(write: Callable[[Path], object], path: Path) -> None:
     """Write ``path`` through ``write(tmp_path)`` and rename it into place (never half-written)."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}-{threading.get_ident()}")
     try:
         write(tmp)
         os.replace(tmp, path)
