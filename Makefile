@@ -24,8 +24,8 @@ $(STAMP): requirements-lock.txt pyproject.toml
 data: $(STAMP)  ## Fashion-MNIST into the data cache (Debian package, else download, else say digits)
 	$(PY) tools/get_data.py
 
-run: $(STAMP) data  ## execute every lesson headless into build/, then print the scoreboard
-	$(PY) tools/run_notebooks.py
+run: $(STAMP) data  ## execute every lesson (A="02 17": some) headless into build/, then print the scoreboard
+	$(PY) tools/run_notebooks.py $(if $(A),--lessons $(A))
 
 reference: $(STAMP) data  ## on a CUDA GPU: every lesson in the gpu profile into results/reference/<machine-id>/
 	$(PY) tools/make_reference.py $(if $(A),--lessons $(A))

@@ -56,13 +56,21 @@ def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str
     return not error, seconds, error
 
 
-def main() -> int:
-    """Run every lesson, print one line per notebook, then the scoreboard; 1 if any failed."""
+def main(argv: list[str] | None = None) -> int:
+    """Run every lesson (or those named), print one line per notebook, then the scoreboard; 1 if any failed."""
+    import argparse
+
+    from tools.make_reference import select_lessons
+
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--lessons", nargs="+", metavar="NN",
+                   help="only the lessons whose folder starts so (e.g. 02 17); all when omitted")
+    args = p.parse_args(argv)
     os.environ.setdefault("MPLBACKEND", "Agg")
     build = ROOT / "build"
     build.mkdir(exist_ok=True)
     env = cu.setup(verbose=False)
-    notebooks = sorted(ROOT.glob("solutions/[0-9]*/*.ipynb"))
+    notebooks = select_lessons(args.lessons) if args.lessons else sorted(ROOT.glob("solutions/[0-9]*/*.ipynb"))
     print(f"profile {env.profile} on {env.device.type}; {len(notebooks)} lesson notebook(s)")
     if not notebooks:
         print("No lesson notebooks in solutions/ yet: nothing to run.")
