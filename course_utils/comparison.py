@@ -16,16 +16,9 @@ from typing import Any
 import numpy as np
 
 from .stats import CONTROL_FAILED, FASTER, SLOWER, median_ci, order_statistic_ranks, verdict
+from .units import format_seconds
 
 __all__ = ["Comparison", "analyze", "check_prediction", "format_seconds"]
-
-
-def format_seconds(seconds: float) -> str:
-    """Format a duration with a unit that keeps 3 significant figures (``'12.3 ms'``)."""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if abs(seconds) >= scale or unit == "ns":
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds:.3g} s"  # pragma: no cover
 
 
 def interval_label(level: float, coverage: float) -> str:

@@ -10,20 +10,10 @@ from typing import Any
 import torch
 
 from .env import synchronize
+from .units import format_bytes
 
 __all__ = ["PeakMemory", "SavedTensors", "format_bytes", "param_count", "peak_memory", "peak_memory_stats",
            "saved_tensors"]
-
-
-def format_bytes(n: float | None) -> str:
-    """Format a byte count with a binary unit (``'1.50 MiB'``); ``'n/a'`` for None."""
-    if n is None:
-        return "n/a"
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(n) < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
-        n /= 1024
-    return f"{n:.2f} GiB"  # pragma: no cover
 
 
 @dataclass

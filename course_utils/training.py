@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .comparison import format_seconds
+from .units import format_seconds
 from .data import Dataset, batches
 from .env import autocast, synchronize
 
