@@ -1,46 +1,30 @@
 """Many arms at once: worker counts, batch sizes, evaluation modes, timed interleaved.
 
-:func:`sweep` extends :func:`~course_utils.timing.compare` to more than one trick. Every round
-runs the baseline, the baseline again (the A/A control) and every other arm, in an order that
-rotates so that each arm takes each position equally often over a block of rounds. Each arm is
-then reported as a :class:`~course_utils.comparison.Comparison` against the baseline, all sharing
-the same A/A control, so every verdict follows the course's one rule.
+:func:`sweep` is the engine's one measurement loop (:func:`~course_utils.timing.compare` is a
+sweep of one arm). Every round runs the baseline, the baseline again (the A/A control) and every
+other arm, each in its own timed block of calls sized to last about ``min_round_time``, in random
+Latin-square orders, each block preceded by one untimed call (:mod:`course_utils.rounds`). Each arm
+is reported as a :class:`~course_utils.comparison.Comparison` against the baseline, all sharing
+the same A/A control, so every verdict follows the course's one rule. When the control fails the
+sweep runs once more, and both runs are kept.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import random
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from .comparison import FASTER, Comparison, analyze, format_seconds
+from .clock import BUDGETS, check_callable
+from .comparison import Comparison
+from .engine import CONTROL_KEY, run_checked
 from .env import choose_device, get_profile
-from .stats import min_rounds
-from .timing import BUDGETS, MAX_ROUNDS, _check_callable, _threads, _time_calls
+from .stats import FASTER
+from .units import format_seconds
 
-__all__ = ["Sweep", "sweep", "rotated_orders"]
-
-_CONTROL = "\x00A/A"  # the baseline's second copy; a key no arm can be given
-
-
-def rotated_orders(rounds: int, arms: tuple[str, ...], rng: random.Random) -> list[tuple[str, ...]]:
-    """Arm orders for ``rounds`` rounds: a shuffled order, then its rotations (a Latin square).
-
-    Within each block of ``len(arms)`` rounds every arm runs once in every position, so a drift
-    inside a round cannot favour one arm; each block starts from a fresh shuffle.
-    """
-    orders: list[tuple[str, ...]] = []
-    while len(orders) < rounds:
-        base = list(arms)
-        rng.shuffle(base)
-        orders += [tuple(base[i:] + base[:i]) for i in range(len(base))]
-    return orders[:rounds]
+__all__ = ["Sweep", "sweep"]
 
 
 @dataclass
@@ -58,11 +42,17 @@ class Sweep:
     items: dict[str, float] | None = None
     unit: str = "example"
     first_call_s: dict[str, float] = field(default_factory=dict)
+    first_run: Sweep | None = field(default=None, repr=False)
 
     def __getitem__(self, name: str) -> Comparison:
         if name not in self.comparisons:
             raise KeyError(f"no arm {name!r} compared with the baseline; arms: {list(self.comparisons)}")
         return self.comparisons[name]
+
+    @property
+    def control(self) -> Comparison:
+        """Any arm's comparison, for the A/A control they share."""
+        return next(iter(self.comparisons.values()))
 
     @property
     def names(self) -> list[str]:
@@ -109,8 +99,15 @@ class Sweep:
         lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows]
         head = next(iter(self.comparisons.values()))
         lines.insert(1, "-" * len(lines[0]))
-        lines.append(f"{head.rounds} interleaved rounds, {head.calls_per_round} call(s) per arm per round, "
-                     f"{head.num_threads} thread(s), {head.device}; intervals: {head.interval}")
+        for name, c in self.comparisons.items():
+            lines += [f"warning ({name}): {w}" for w in c.warnings]
+        if self.first_run is not None:
+            lines.append("this is a rerun: in the first run two identical arms differed (control failed, A/A "
+                         f"{self.first_run.control.aa_speedup:.3f}× [{self.first_run.control.aa_ci[0]:.3f}, "
+                         f"{self.first_run.control.aa_ci[1]:.3f}]); both runs are kept (.first_run)")
+        lines.append(f"{head.rounds} interleaved rounds (random Latin-square orders, one untimed call before "
+                     f"each block), calls per round set per arm, {head.num_threads} thread(s), {head.device}; "
+                     f"intervals: {head.interval}; A/A control: {head.aa_coverage * 100:.1f} % interval")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -123,7 +120,8 @@ class Sweep:
         """JSON-serialisable record (``kind`` = ``"sweep"``)."""
         return {"kind": "sweep", "baseline": self.baseline, "unit": self.unit, "items": self.items,
                 "first_call_s": self.first_call_s, "times": self.times,
-                "comparisons": {n: c.to_dict() for n, c in self.comparisons.items()}}
+                "comparisons": {n: c.to_dict() for n, c in self.comparisons.items()},
+                "first_run": self.first_run.to_dict() if self.first_run is not None else None}
 
     def plot(self, ax: Any = None) -> Any:
         """Every arm's speed-up (or throughput ratio) over the baseline, with the A/A control."""
@@ -154,17 +152,18 @@ def sweep(
     min_round_time: float = 0.02,
     device: torch.device | str | None = None,
     level: float = 0.95,
+    min_effect: float = 1.0,
     seed: int = 0,
+    rerun: bool = True,
     progress: bool | None = None,
 ) -> Sweep:
     """Time several arms interleaved round by round, each against the baseline, with an A/A control.
 
-    Like :func:`~course_utils.timing.compare` for more than one trick: first calls are timed on
-    their own, then ``warmup`` calls of each arm, then rounds in which every arm (and the
-    baseline twice) runs the same number of calls, in rotating orders. With many arms, remember
-    that each verdict is a 95 % statement: among ten arms with no effect, one may be called
-    faster or slower by chance about every other sweep; the A/A control guards against a noisy
-    machine, not against many looks.
+    First calls are timed on their own, then ``warmup`` calls of each arm, then rounds in which
+    every arm (and the baseline twice) runs its own number of calls, in random Latin-square
+    orders, each block after one untimed call. Each verdict is a 95 % statement: among ten arms
+    with no effect, one may be called faster or slower by chance about every fourth sweep; the
+    A/A control guards against order and drift effects, not against many looks.
 
     Args:
         arms: name -> callable taking no arguments, e.g. one epoch or one training step.
@@ -174,14 +173,15 @@ def sweep(
         rounds: rounds to run; by default as many as ``budget`` allows (at least the minimum for
             the interval, at most 240).
         budget: seconds the whole sweep may take, warm-up included; by default the profile's
-            :data:`~course_utils.timing.BUDGETS` times (number of arms + 1) / 3, the time a
-            compare would give each arm.
+            :data:`~course_utils.clock.BUDGETS` times (number of arms + 1) / 3.
         warmup: untimed calls of each arm after its first call.
         num_threads: torch threads during the sweep (restored afterwards); current if None.
-        min_round_time: each arm runs enough calls per round to take about this many seconds.
+        min_round_time: each arm runs enough calls per block to take about this many seconds.
         device: the device the arms run on; :func:`~course_utils.env.choose_device` if None.
         level: coverage of the intervals (0.95 needs at least 6 rounds).
+        min_effect: a declared minimum speed-up worth a verdict (1.0: any the interval shows).
         seed: seed of the arm orders.
+        rerun: when the A/A control fails, run the sweep once more (kept as ``first_run``).
         progress: show a progress bar; by default only when the sweep will take over 5 s.
 
     Returns:
@@ -197,7 +197,7 @@ def sweep(
     if len(arms) < 2:
         raise ValueError(f"a sweep needs at least two arms (a baseline and one more), got {list(arms)}")
     for name, fn in arms.items():
-        _check_callable(fn, f"arms[{name!r}]")
+        check_callable(fn, f"arms[{name!r}]")
     baseline = baseline if baseline is not None else next(iter(arms))
     if baseline not in arms:
         raise ValueError(f"baseline {baseline!r} is not one of the arms {list(arms)}")
@@ -205,59 +205,21 @@ def sweep(
         missing = [n for n in arms if n not in items or not items[n] > 0]
         if missing:
             raise ValueError(f"items must give a positive count for every arm; missing or not positive: {missing}")
-    need = min_rounds(level)
-    if rounds is not None and rounds < need:
-        raise ValueError(f"rounds must be at least {need} for a {level:.0%} interval, got {rounds}")
-    if budget is not None and budget <= 0:
-        raise ValueError(f"budget must be positive seconds, got {budget}")
     device = torch.device(device) if device is not None else choose_device()
     if budget is None:
         budget = BUDGETS[get_profile(device)] * (len(arms) + 1) / 3
-    keys = (*arms, _CONTROL)
-    fns = {**arms, _CONTROL: arms[baseline]}
-    label = {**{n: n for n in arms}, _CONTROL: baseline}
-    start = time.perf_counter()
-    with _threads(num_threads) as threads:
-        first = {n: _time_calls(fns[n], n, 1, device) for n in arms}
-        for _ in range(warmup):
-            for n in arms:
-                _time_calls(fns[n], n, 1, device)
-        singles = {n: _time_calls(fns[n], label[n], 1, device) for n in arms}
-        calls = max(1, math.ceil(min_round_time / max(max(singles.values()), 1e-9)))
-        per_round = calls * (sum(singles.values()) + singles[baseline])  # every arm, baseline twice
-        budgeted = rounds is None
-        if rounds is None:
-            left = budget - (time.perf_counter() - start)
-            planned = int(min(MAX_ROUNDS, left // max(per_round, 1e-9)))
-            rounds = max(need, planned - planned % len(keys))  # whole blocks of rotations
-        show = progress if progress is not None else rounds * per_round > 5.0
-        bar = None
-        if show:
-            from tqdm.auto import tqdm
+    labels = {n: n for n in arms}
+    comparisons, m, first_run = run_checked(
+        arms, labels, baseline, rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads,
+        min_round_time=min_round_time, device=device, level=level, min_effect=min_effect, seed=seed,
+        rerun=rerun, progress=progress, items=items, unit=unit, desc=f"sweep of {len(arms)} arms")
+    recorded = {(labels[k] if k != CONTROL_KEY else "A/A control"): v for k, v in m.times.items()}
+    result = Sweep(baseline=baseline, comparisons=comparisons, times=recorded,  # type: ignore[arg-type]
+                   items=dict(items) if items is not None else None, unit=unit,
+                   first_call_s=dict(m.first_call_s))  # type: ignore[arg-type]
+    if first_run is not None:
+        result.first_run = Sweep(baseline=baseline, comparisons=first_run[0], times={}, items=result.items,  # type: ignore[arg-type]
+                                 unit=unit, first_call_s=dict(first_run[1].first_call_s))  # type: ignore[arg-type]
+    return result
 
-            bar = tqdm(total=rounds, desc=f"sweep of {len(arms)} arms", leave=False)
-        times: dict[str, list[float]] = {k: [] for k in keys}
-        try:
-            for r, order in enumerate(rotated_orders(rounds, keys, random.Random(seed)), 1):
-                for k in order:
-                    times[k].append(_time_calls(fns[k], label[k], calls, device))
-                if bar is not None:
-                    bar.update(1)
-                if budgeted and r >= need and r % len(keys) == 0 and time.perf_counter() - start > budget:
-                    break
-        finally:
-            if bar is not None:
-                bar.close()
-    comparisons = {}
-    for name in arms:
-        if name == baseline:
-            continue
-        c = analyze(times[baseline], times[_CONTROL], times[name], names=(baseline, name), level=level,
-                    first_call_s=(first[baseline], first[name]), calls_per_round=calls,
-                    num_threads=threads, device=device.type)
-        if items is not None:
-            c = dataclasses.replace(c.per_item((items[baseline], items[name]), unit), names=(baseline, name))
-        comparisons[name] = c
-    recorded = {label[k] if k != _CONTROL else "A/A control": v for k, v in times.items()}
-    return Sweep(baseline=baseline, comparisons=comparisons, times=recorded,
-                 items=dict(items) if items is not None else None, unit=unit, first_call_s=first)
+

@@ -1,95 +1,29 @@
-"""The clock: time one function, or measure a baseline and a trick interleaved with an A/A control.
+"""Timing for learners: one function (:func:`benchmark`), a baseline against a trick
+(:func:`compare`), and the way not to do it (:func:`naive_compare`).
 
-:func:`compare` follows the course's measurement standard: time each arm's first call on its own,
-warm up, then run three arms — the baseline, the baseline again (the A/A control) and the trick —
-in interleaved rounds whose arm order is balanced (every order equally often), with the garbage
-collector off inside timed blocks and the device synchronised (CUDA events on the device
-measured). :func:`~course_utils.comparison.analyze` turns the per-round times into the verdict.
+:func:`compare` is a sweep of one arm: the engine (:mod:`course_utils.engine`) times each arm's
+first call on its own, warms up, then runs the baseline, the baseline again (the A/A control) and
+the trick in interleaved rounds in random Latin-square orders, one untimed call before each timed
+block, each arm with its own calls per block, the garbage collector off and the device
+synchronised. :func:`~course_utils.comparison.analyze` turns the rounds into the verdict.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import itertools
-import math
-import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 
-from .comparison import Comparison, analyze, format_seconds
+from .clock import BUDGETS, MAX_ROUNDS, call, check_callable
+from .comparison import Comparison
+from .engine import run_checked
 from .env import choose_device, get_profile, synchronize
-from .stats import min_rounds
+from .units import format_seconds
 
-__all__ = ["BUDGETS", "Timing", "benchmark", "compare", "format_seconds", "naive_compare"]
-
-#: Default seconds a :func:`compare` may take per profile, warm-up included.
-BUDGETS: dict[str, float] = {"smoke": 1.0, "cpu": 8.0, "gpu": 8.0}
-MAX_ROUNDS = 240
-
-
-def _check_callable(fn: Any, argname: str) -> None:
-    if not callable(fn):
-        raise TypeError(f"{argname} must be a callable taking no arguments, got {type(fn).__name__}")
-
-
-@contextlib.contextmanager
-def _threads(num_threads: int | None) -> Iterator[int]:
-    """Pin torch's intra-op thread count for the block, then restore it."""
-    old = torch.get_num_threads()
-    if num_threads is not None:
-        if num_threads < 1:
-            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
-        torch.set_num_threads(num_threads)
-    try:
-        yield torch.get_num_threads()
-    finally:
-        torch.set_num_threads(old)
-
-
-@contextlib.contextmanager
-def _gc_off() -> Iterator[None]:
-    """Keep the garbage collector out of a timed block (as ``timeit`` does)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-def _call(fn: Callable[[], Any], name: str) -> None:
-    try:
-        fn()
-    except Exception as e:  # name the arm, keep the original traceback
-        raise RuntimeError(f"the arm {name!r} raised {type(e).__name__}: {e}") from e
-
-
-def _time_calls(fn: Callable[[], Any], name: str, calls: int, device: torch.device) -> float:
-    """Seconds per call of ``fn`` over ``calls`` calls, synchronised (CUDA events on GPU)."""
-    synchronize(device)
-    with _gc_off():
-        if device.type == "cuda":
-            with torch.cuda.device(device):  # events and sync on the device measured
-                start = torch.cuda.Event(enable_timing=True)
-                end = torch.cuda.Event(enable_timing=True)
-                start.record()
-                for _ in range(calls):
-                    _call(fn, name)
-                end.record()
-                end.synchronize()
-            return start.elapsed_time(end) / 1e3 / calls
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            _call(fn, name)
-        synchronize(device)
-        return (time.perf_counter() - t0) / calls
-
+__all__ = ["BUDGETS", "MAX_ROUNDS", "Timing", "benchmark", "compare", "format_seconds", "naive_compare"]
 
 @dataclass
 class Timing:
@@ -156,10 +90,10 @@ def benchmark(
     finally:
         ext_log.setLevel(level)
 
-    _check_callable(fn, "fn")
+    check_callable(fn, "fn")
     device = torch.device(device) if device is not None else choose_device()
     threads = num_threads or torch.get_num_threads()
-    _call(fn, label)  # warm-up, and a clear error before the Timer wraps it
+    call(fn, label)  # warm-up, and a clear error before the Timer wraps it
     timed = fn
     if device.type == "mps":
         def timed() -> None:
@@ -174,22 +108,6 @@ def benchmark(
                   measurements=len(m.times), num_threads=threads, device=device.type)
 
 
-def balanced_orders(rounds: int, arms: tuple[str, ...], rng: random.Random) -> list[tuple[str, ...]]:
-    """Arm orders for ``rounds`` rounds: every permutation once per block, blocks shuffled.
-
-    With three arms a block is six rounds, and within a block each arm runs first, second and
-    third equally often, so a drift inside a round (a warming CPU, a filling cache) cannot favour
-    one arm. Leftover rounds take the first permutations of a shuffled block.
-    """
-    perms = list(itertools.permutations(arms))
-    orders: list[tuple[str, ...]] = []
-    while len(orders) < rounds:
-        block = perms[:]
-        rng.shuffle(block)
-        orders += block
-    return orders[:rounds]
-
-
 def compare(
     baseline: Callable[[], Any],
     trick: Callable[[], Any],
@@ -202,92 +120,62 @@ def compare(
     min_round_time: float = 0.02,
     device: torch.device | str | None = None,
     level: float = 0.95,
+    min_effect: float = 1.0,
     seed: int = 0,
+    rerun: bool = True,
     progress: bool | None = None,
 ) -> Comparison:
     """Compare a baseline and a trick, interleaved, with an A/A control.
 
     First each arm's first call is timed on its own (compilation, autotuning and caches show up
     there), then ``warmup`` calls of each, then rounds: every round runs the baseline, the baseline
-    again (the A/A control) and the trick, each for the same number of calls, in an order balanced
-    over the rounds. The speed-up is the median over rounds of baseline time / trick time, with a
-    distribution-free interval for that median (order statistics); the A/A control is the same
-    statistic for the baseline against itself. The verdict follows
-    :func:`~course_utils.stats.verdict`.
+    again (the A/A control) and the trick, each in a block of calls sized to last about
+    ``min_round_time``, after one untimed call, in random Latin-square orders. The speed-up is the
+    median over rounds of baseline time (both copies) / trick time, with a distribution-free
+    interval for that median (order statistics); the A/A control is the baseline against itself,
+    at 99 %. When the control fails, the comparison runs once more and keeps the first run
+    (``first_run``). The verdict follows :func:`~course_utils.stats.verdict`.
 
     Args:
         baseline: callable taking no arguments, the plain version.
         trick: callable taking no arguments, the version with the trick.
         names: display names of the two arms.
         rounds: interleaved rounds, all of them run; by default as many as ``budget`` allows
-            (6 to 240), stopping at the end of a balanced block once the budget is spent.
+            (6 to 240), stopping at the end of a block once the budget is spent.
         budget: seconds the whole comparison may take, warm-up included; by default
             :data:`BUDGETS` of the run profile (1 s smoke, 8 s cpu and gpu). At least the
             minimum rounds for the interval always run, even past the budget.
         warmup: untimed calls of each arm after the first call.
         num_threads: torch threads during the comparison (restored afterwards); current if None.
-        min_round_time: each arm runs enough calls per round to take about this many seconds.
+        min_round_time: each arm runs enough calls per block to take about this many seconds.
         device: the device the arms run on; :func:`~course_utils.env.choose_device` if None.
-        level: coverage of the intervals (0.95: at least 6 rounds).
-        seed: seed of the arm order.
+        level: coverage of the interval (0.95: at least 6 rounds).
+        min_effect: a declared minimum speed-up worth a verdict (1.0: any the interval shows).
+        seed: seed of the arm orders.
+        rerun: run once more when the A/A control fails.
         progress: show a progress bar; by default only when the comparison will take over 5 s.
 
     Returns:
-        A :class:`~course_utils.comparison.Comparison` (prints as a table, plots, serialises).
+        A :class:`~course_utils.comparison.Comparison` (prints as a table, serialises; draw it with
+        :func:`~course_utils.plots.plot_comparison`).
 
     Raises:
         TypeError: an arm is not callable (the message names the argument).
         RuntimeError: an arm raised (the message names the arm).
-        ValueError: fewer rounds than the interval needs, or a budget that is not positive.
+        ValueError: ``rounds`` below the minimum for ``level``, or a budget that is not positive.
     """
-    _check_callable(baseline, "baseline")
-    _check_callable(trick, "trick")
-    need = min_rounds(level)
-    if rounds is not None and rounds < need:
-        raise ValueError(f"rounds must be at least {need} for a {level:.0%} interval, got {rounds}")
-    if budget is not None and budget <= 0:
-        raise ValueError(f"budget must be positive seconds, got {budget}")
+    check_callable(baseline, "baseline")
+    check_callable(trick, "trick")
     device = torch.device(device) if device is not None else choose_device()
-    budget = budget if budget is not None else BUDGETS[get_profile(device)]
-    base_name, trick_name = names
-    arms = {"A": (baseline, base_name), "A2": (baseline, base_name), "B": (trick, trick_name)}
-    start = time.perf_counter()
-    with _threads(num_threads) as threads:
-        first = (_time_calls(baseline, base_name, 1, device), _time_calls(trick, trick_name, 1, device))
-        for _ in range(warmup):
-            for key in ("A", "B"):
-                _time_calls(*arms[key], 1, device)
-        single = max(_time_calls(*arms[k], 1, device) for k in ("A", "B"))
-        calls = max(1, math.ceil(min_round_time / max(single, 1e-9)))
-        per_round = 3 * calls * single
-        budget_rounds = rounds is None  # explicit rounds always run in full
-        if rounds is None:
-            left = budget - (time.perf_counter() - start)
-            planned = int(min(MAX_ROUNDS, left // max(per_round, 1e-9)))
-            rounds = max(need, planned - planned % math.factorial(len(arms)))  # whole balanced blocks
-        show = progress if progress is not None else rounds * per_round > 5.0
-        bar = None
-        if show:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=rounds, desc=f"compare {trick_name} vs {base_name}", leave=False)
-        times: dict[str, list[float]] = {k: [] for k in arms}
-        try:
-            for r, order in enumerate(balanced_orders(rounds, tuple(arms), random.Random(seed)), 1):
-                for key in order:
-                    times[key].append(_time_calls(*arms[key], calls, device))
-                if bar is not None:
-                    bar.update(1)
-                # Planned from one warm call, the rounds can overrun a loaded machine: stop at the
-                # end of a balanced block once the budget is spent (never below the minimum).
-                if (budget_rounds and r >= need and r % math.factorial(len(arms)) == 0
-                        and time.perf_counter() - start > budget):
-                    break
-        finally:
-            if bar is not None:
-                bar.close()
-    return analyze(times["A"], times["A2"], times["B"], names=(base_name, trick_name), level=level,
-                   first_call_s=first, calls_per_round=calls, num_threads=threads, device=device.type)
+    if budget is None:
+        budget = BUDGETS[get_profile(device)]
+    fns = {"baseline": baseline, "trick": trick}
+    labels = {"baseline": names[0], "trick": names[1]}
+    comps, _, _ = run_checked(
+        fns, labels, "baseline", rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads,
+        min_round_time=min_round_time, device=device, level=level, min_effect=min_effect, seed=seed,
+        rerun=rerun, progress=progress, items=None, unit="", desc=f"compare {names[1]} vs {names[0]}")
+    return comps["trick"]
 
 
 def naive_compare(
@@ -305,14 +193,14 @@ def naive_compare(
     speed-up (baseline seconds / trick seconds). Call it a few times on the same function to see
     how much it lies; use :func:`compare` for real measurements.
     """
-    _check_callable(baseline, "baseline")
-    _check_callable(trick, "trick")
+    check_callable(baseline, "baseline")
+    check_callable(trick, "trick")
     device = torch.device(device) if device is not None else choose_device()
     seconds = []
     for fn, name in ((baseline, "baseline"), (trick, "trick")):
         t0 = time.perf_counter()
         for _ in range(calls):
-            _call(fn, name)
+            call(fn, name)
         if sync:
             synchronize(device)
         seconds.append(time.perf_counter() - t0)

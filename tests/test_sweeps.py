@@ -9,7 +9,6 @@ import pytest
 import torch
 
 import course_utils as cu
-from course_utils.sweeps import rotated_orders
 
 matplotlib.use("Agg")
 
@@ -25,24 +24,15 @@ def double_work():
     work()
 
 
-def test_rotated_orders_put_every_arm_in_every_position_once_per_block():
-    arms = ("a", "b", "c", "d")
-    orders = rotated_orders(12, arms, random.Random(0))
-    assert len(orders) == 12 and all(sorted(o) == sorted(arms) for o in orders)
-    for block in (orders[0:4], orders[4:8], orders[8:12]):
-        for pos in range(4):
-            assert sorted(o[pos] for o in block) == sorted(arms), block
-    assert len(rotated_orders(5, arms, random.Random(0))) == 5
-
-
-def test_every_arm_runs_the_same_number_of_times_per_round():
+def test_every_arm_runs_its_calls_after_one_untimed_call_per_block():
     calls = Counter()
     arms = {name: (lambda name=name: calls.update([name])) for name in ("base", "x", "y")}
-    s = cu.sweep(arms, rounds=6, warmup=0, min_round_time=0.0, num_threads=1, device="cpu")
-    per_round = s[("x")].calls_per_round
-    # first call + single-call estimate, then rounds; the baseline runs twice per round (the A/A copy)
-    assert calls["x"] == calls["y"] == 2 + 6 * per_round
-    assert calls["base"] == 2 + 12 * per_round
+    s = cu.sweep(arms, rounds=6, warmup=0, min_round_time=0.0, num_threads=1, device="cpu", rerun=False)
+    assert s["x"].calls_per_round == s["x"].trick_calls_per_round == 1
+    # first call + one calibration call, then per round one untimed and one timed call per block;
+    # the baseline runs two blocks per round (the A/A copy)
+    assert calls["x"] == calls["y"] == 2 + 6 * 2
+    assert calls["base"] == 2 + 12 * 2
     assert set(s.times) == {"base", "x", "y", "A/A control"} and all(len(v) == 6 for v in s.times.values())
 
 

@@ -64,7 +64,7 @@ def test_comparison_prints_plots_and_serialises():
     assert d["kind"] == "comparison" and len(d["ratios"]) == 6 == d["rounds"]
     assert "order statistics" in d["interval"]
     assert cu.Comparison.from_dict(d) == c
-    ax = c.plot()
+    ax = cu.plot_comparison(c)
     assert len(ax.containers) == 2  # the trick's interval and the A/A control's
 
 
@@ -89,7 +89,7 @@ def test_budget_sets_the_rounds_and_the_minimum_always_runs():
     c = cu.compare(work, work, budget=1e-6, min_round_time=0.0)
     assert c.rounds == 6  # the fewest for a 95 % interval, even past the budget
     c = cu.compare(work, work, budget=2.0, min_round_time=0.001)
-    assert c.rounds > 6 and c.rounds % 6 == 0  # stopped at the end of a balanced block
+    assert c.rounds > 6 and c.rounds % 3 == 0  # stopped at the end of a Latin-square block
     from course_utils.timing import BUDGETS
 
     assert set(BUDGETS) == set(cu.PROFILES) and BUDGETS["smoke"] < BUDGETS["cpu"]
@@ -126,3 +126,47 @@ def test_naive_compare_is_a_single_unwarmed_ratio():
     assert all(r > 0 for r in ratios)
     with pytest.raises(TypeError, match="trick must be a callable"):
         cu.naive_compare(work, 3)
+
+
+def tiny():
+    A[0, 0].item()
+
+
+def test_each_arm_gets_its_own_calls_per_block():
+    """A cheap arm beside a slow one is timed in blocks as long as the slow one's, not 1 call."""
+    c = cu.compare(work, tiny, rounds=6, num_threads=1, min_round_time=0.01, device="cpu")
+    assert c.trick_calls_per_round > 5 * c.calls_per_round, str(c)
+    assert f"{c.calls_per_round} / {c.trick_calls_per_round}" in str(c)
+
+
+def test_loop_overhead_is_small_and_positive():
+    from course_utils.clock import loop_overhead
+
+    per_call = loop_overhead(1000, torch.device("cpu"))
+    assert 0 < per_call < 5e-6
+
+
+def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
+    import numpy as np
+
+    from course_utils import engine
+
+    calls = []
+    real = engine.measure
+
+    def fake(fns, labels, baseline, **kw):
+        m = real(fns, labels, baseline, **kw)
+        calls.append(kw["seed"])
+        if len(calls) == 1:  # the first run: the control copy 20 % faster in every round
+            m.times[engine.CONTROL_KEY] = list(np.asarray(m.times[baseline]) / 1.2)
+        return m
+
+    monkeypatch.setattr(engine, "measure", fake)
+    c = cu.compare(work, double_work, rounds=6, num_threads=1, min_round_time=0.0)
+    assert calls == [0, 1] and c.first_run is not None and c.first_run.verdict == CONTROL_FAILED
+    assert "This is a rerun" in c.summary()
+    d = c.to_dict()
+    assert d["first_run"]["verdict"] == CONTROL_FAILED and cu.Comparison.from_dict(d).first_run.verdict == CONTROL_FAILED
+    calls.clear()
+    c = cu.compare(work, double_work, rounds=6, num_threads=1, min_round_time=0.0, rerun=False)
+    assert calls == [0] and c.verdict == CONTROL_FAILED and c.first_run is None

@@ -1,0 +1,155 @@
+"""The engine's one measurement loop, shared by :func:`~course_utils.timing.compare` and
+:func:`~course_utils.sweeps.sweep`: first calls, warm-up, calls per arm, interleaved rounds with
+the A/A copy of the baseline, the comparisons, and one automatic rerun when the control fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import time
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .clock import MAX_ROUNDS, loop_overhead, threads, time_calls
+from .comparison import Comparison, analyze
+from .rounds import latin_orders, plan_calls, plan_rounds, run_rounds
+from .stats import CONTROL_FAILED, min_rounds
+
+__all__ = ["CONTROL_KEY", "Measured", "measure", "run_checked"]
+
+#: The key of the baseline's second copy (the A/A control); no arm can be given it.
+CONTROL_KEY = "\x00A/A"
+_CONTROL = CONTROL_KEY
+
+
+@dataclass
+class Measured:
+    """Raw output of :func:`measure`: per-round seconds per call, and how they were taken."""
+
+    times: dict[Hashable, list[float]]
+    first_call_s: dict[Hashable, float]
+    calls: dict[Hashable, int]
+    num_threads: int
+    overhead_s: dict[Hashable, float]
+
+
+def _calibrate(fn: Callable[[], Any], name: str, min_round_time: float, device: torch.device) -> float:
+    """Seconds per call, from one call refined by a block of about a tenth of ``min_round_time``."""
+    one = time_calls(fn, name, 1, device)
+    n = min(1000, math.ceil(0.1 * min_round_time / max(one, 1e-9)))
+    return one if n <= 1 else time_calls(fn, name, n, device)
+
+
+def measure(
+    fns: Mapping[Hashable, Callable[[], Any]],
+    labels: Mapping[Hashable, str],
+    baseline: Hashable,
+    *,
+    rounds: int | None,
+    budget: float,
+    warmup: int,
+    num_threads: int | None,
+    min_round_time: float,
+    device: torch.device,
+    need: int,
+    seed: int,
+    progress: bool | None,
+    desc: str,
+) -> Measured:
+    """The measurement loop: first calls, warm-up, calls per arm, interleaved rounds (and the A/A copy).
+
+    The baseline runs under its own key and under the control key, with the same calls per round.
+    Each arm's per-call times have the loop's own per-call cost (an empty block) subtracted, never
+    below a tenth of the raw time.
+    """
+    keys = (*fns, _CONTROL)
+    run = {**fns, _CONTROL: fns[baseline]}
+    name = {**labels, _CONTROL: labels[baseline]}
+    start = time.perf_counter()
+    with threads(num_threads) as nthreads:
+        first = {k: time_calls(run[k], name[k], 1, device) for k in fns}
+        for _ in range(warmup):
+            for k in fns:
+                time_calls(run[k], name[k], 1, device)
+        single = {k: _calibrate(run[k], name[k], min_round_time, device) for k in fns}
+        single[_CONTROL] = single[baseline]
+        calls = plan_calls(single, min_round_time, share={_CONTROL: baseline})
+        overhead = {c: loop_overhead(c, device) for c in set(calls.values())}
+        per_round = sum((calls[k] + 1) * single[k] for k in keys)  # +1: the untimed call before each block
+        budgeted = rounds is None
+        if rounds is None:
+            rounds = plan_rounds(per_round, budget - (time.perf_counter() - start), need, len(keys), MAX_ROUNDS)
+        show = progress if progress is not None else rounds * per_round > 5.0
+        bar = None
+        if show:
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=rounds, desc=desc, leave=False)
+
+        def stop(r: int) -> bool:  # planned from one warm call, rounds can overrun a loaded machine
+            return (budgeted and r >= need and r % len(keys) == 0
+                    and time.perf_counter() - start > budget)
+
+        try:
+            raw = run_rounds(
+                latin_orders(rounds, keys, random.Random(seed)),
+                lambda k: time_calls(run[k], name[k], calls[k], device),
+                flush=lambda k: time_calls(run[k], name[k], 1, device) and None,
+                stop=stop,
+                on_round=(lambda r: bar.update(1)) if bar is not None else None,
+            )
+        finally:
+            if bar is not None:
+                bar.close()
+    times = {k: [max(t - overhead[calls[k]], t / 10) for t in v] for k, v in raw.items()}
+    return Measured(times=times, first_call_s=first, calls=calls, num_threads=nthreads,
+                    overhead_s={k: overhead[calls[k]] for k in keys})
+
+
+def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hashable, str], baseline: Hashable,
+                 items: Mapping[Hashable, float] | None, unit: str, level: float, min_effect: float,
+                 device: torch.device) -> dict[Hashable, Comparison]:
+    out = {}
+    for k in fns:
+        if k == baseline:
+            continue
+        c = analyze(m.times[baseline], m.times[_CONTROL], m.times[k], names=(labels[baseline], labels[k]),
+                    level=level, first_call_s=(m.first_call_s[baseline], m.first_call_s[k]),
+                    calls_per_round=m.calls[baseline], trick_calls_per_round=m.calls[k],
+                    num_threads=m.num_threads, device=device.type, min_effect=min_effect)
+        if items is not None:
+            c = dataclasses.replace(c.per_item((items[baseline], items[k]), unit), names=c.names)
+        out[k] = c
+    return out
+
+
+def run_checked(fns: Mapping[Hashable, Callable[[], Any]], labels: Mapping[Hashable, str], baseline: Hashable, *,
+                rounds: int | None, budget: float, warmup: int, num_threads: int | None, min_round_time: float,
+                device: torch.device, level: float, min_effect: float, seed: int, rerun: bool,
+                progress: bool | None, items: Mapping[Hashable, float] | None, unit: str, desc: str,
+                ) -> tuple[dict[Hashable, Comparison], Measured, tuple[dict[Hashable, Comparison], Measured] | None]:
+    """Measure and compare; when the shared A/A control failed, measure once more and keep both.
+
+    Returns the comparisons and measurement that stand, and the failed first run (or None).
+    """
+    need = min_rounds(level)
+    if rounds is not None and rounds < need:
+        raise ValueError(f"rounds must be at least {need} for a {level:.0%} interval, got {rounds}")
+    if budget <= 0:
+        raise ValueError(f"budget must be positive seconds, got {budget}")
+    kw = dict(rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads, min_round_time=min_round_time,
+              device=device, need=need, progress=progress, desc=desc)
+    m = measure(fns, labels, baseline, seed=seed, **kw)  # type: ignore[arg-type]
+    comps = _compare_all(m, fns, labels, baseline, items, unit, level, min_effect, device)
+    if not rerun or next(iter(comps.values())).verdict != CONTROL_FAILED:
+        return comps, m, None
+    m2 = measure(fns, labels, baseline, seed=seed + 1, **kw)  # type: ignore[arg-type]
+    comps2 = _compare_all(m2, fns, labels, baseline, items, unit, level, min_effect, device)
+    for k, c in comps2.items():
+        c.first_run = comps[k]
+    return comps2, m2, (comps, m)

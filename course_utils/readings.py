@@ -1,0 +1,87 @@
+"""Words for results: the one way a lesson interprets a verdict, and the learner's prediction.
+
+:func:`reading` is how every printed interpretation is chosen: the lesson writes one text per
+verdict, all four of them, and the result picks. A reading that leaves a verdict out is refused
+before anything is measured, so a "control failed" can never print the "not resolvable" text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .stats import CONTROL_FAILED, FASTER, SLOWER, UNRESOLVED, verdict_kind
+
+__all__ = ["check_prediction", "reading"]
+
+Text = str | Callable[[Any], str]
+
+
+def reading(result: Any, *, faster: Text, slower: Text, not_resolvable: Text, control_failed: Text) -> str:
+    """The text for the verdict ``result`` earned, from one text per verdict.
+
+    Args:
+        result: anything with a ``verdict``: a :class:`~course_utils.comparison.Comparison`, one
+            arm of a :class:`~course_utils.sweeps.Sweep`, a
+            :class:`~course_utils.convergence.TargetComparison` (a seed-level "not resolvable
+            with 3 seeds" reads as ``not_resolvable``).
+        faster, slower, not_resolvable, control_failed: the text for each verdict, or a function
+            of the result returning it (for numbers that exist only for that verdict). All four
+            are required.
+
+    Returns:
+        The chosen text (print it).
+
+    Raises:
+        TypeError: a reading is missing or is not text; ``result`` has no verdict.
+        ValueError: a reading is empty.
+    """
+    texts = {FASTER: faster, SLOWER: slower, UNRESOLVED: not_resolvable, CONTROL_FAILED: control_failed}
+    for kind, text in texts.items():
+        if not (isinstance(text, str) or callable(text)):
+            raise TypeError(f"the reading for {kind!r} must be text or a function of the result, got "
+                            f"{type(text).__name__}")
+        if isinstance(text, str) and not text.strip():
+            raise ValueError(f"the reading for {kind!r} is empty: write what that verdict means")
+    if not hasattr(result, "verdict"):
+        raise TypeError(f"reading() needs a result with a verdict (a Comparison, a sweep's arm, a "
+                        f"TargetComparison), got {type(result).__name__}")
+    chosen = texts[verdict_kind(result.verdict)]
+    out = chosen(result) if callable(chosen) else chosen
+    if not isinstance(out, str):
+        raise TypeError(f"the reading function for {result.verdict!r} returned {type(out).__name__}, not text")
+    return out
+
+
+def check_prediction(prediction: float | None, result: Any, *, unit: str = "×") -> str:
+    """Put the learner's prediction beside what was measured, in one line (not graded).
+
+    Args:
+        prediction: the number the learner wrote down before measuring (``my_prediction``);
+            ``None`` (as in the release) reads "no prediction recorded".
+        result: a :class:`~course_utils.comparison.Comparison` (its speed-up), anything with
+            ``ratio`` (a target comparison) or ``value`` (an effect), or a plain number.
+        unit: the unit of the prediction and the result.
+
+    Returns:
+        ``"you predicted 1.5×; measured 1.12× [1.05, 1.20], verdict: faster"`` (also printed).
+
+    Raises:
+        TypeError: the prediction is neither a number nor None.
+    """
+    if prediction is not None and (isinstance(prediction, bool) or not isinstance(prediction, (int, float))):
+        raise TypeError(f"write your prediction as a number before measuring, e.g. my_prediction = 1.5 "
+                        f"(got {prediction!r})")
+    if hasattr(result, "speedup") and hasattr(result, "ci"):
+        measured = f"{result.speedup:.3g}{unit} [{result.ci[0]:.3g}, {result.ci[1]:.3g}], verdict: {result.verdict}"
+    elif hasattr(result, "ratio") and hasattr(result, "verdict"):
+        measured = (f"{result.ratio:.3g}{unit} [{result.low:.3g}, {result.high:.3g}] ({result.interval}), "
+                    f"verdict: {result.verdict}")
+    elif hasattr(result, "value"):
+        measured = f"{result.value:.3g}{unit}"
+    else:
+        measured = f"{float(result):.3g}{unit}"
+    said = "no prediction recorded" if prediction is None else f"you predicted {prediction:g}{unit}"
+    line = f"{said}; measured {measured}"
+    print(line)
+    return line

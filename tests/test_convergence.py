@@ -1,0 +1,97 @@
+"""Seed-level verdicts on injected steps: ≥ 6 paired seeds, the step-time interval, ties, crossings."""
+
+import math
+
+import pytest
+
+import course_utils as cu
+from course_utils.convergence import crossing_step
+
+SEEDS = list(range(6))
+
+
+def result(label, steps, step_time=0.01, seeds=SEEDS):
+    return cu.TargetResult(label, 0.8, list(seeds), list(steps), step_time)
+
+
+def steps_cmp(speedup, lo, hi, verdict="faster"):
+    """A step-time comparison with a given interval (built by analyze from injected rounds)."""
+    import numpy as np
+
+    a = np.full(12, 1e-3)
+    c = cu.analyze(a, a, a / speedup)
+    c.ci, c.verdict = (lo, hi), verdict
+    return c
+
+
+def test_crossing_is_interpolated_between_evaluations():
+    assert crossing_step([25, 50, 75], [0.5, 0.7, 0.9], 0.8) == pytest.approx(62.5)
+    assert crossing_step([25, 50], [0.85, 0.9], 0.8) == 25.0  # reached at the first evaluation
+    assert crossing_step([25, 50], [0.5, 0.6], 0.8) is None
+    # two runs crossing between the same evaluations are no longer a tie made by the grid
+    assert crossing_step([375, 400], [0.70, 0.81], 0.8) != crossing_step([375, 400], [0.79, 0.9], 0.8)
+
+
+def test_fewer_than_six_seeds_is_never_a_verdict():
+    base = result("b", [100] * 5, seeds=range(5))
+    fast = result("t", [50] * 5, seeds=range(5))
+    c = cu.compare_targets(base, fast, step_comparison=steps_cmp(1.0, 0.99, 1.01, "not resolvable on this hardware"))
+    assert c.verdict == "not resolvable with 5 seeds" and "at least 6 paired seeds" in c.summary()
+
+
+def test_faster_needs_lowest_steps_ratio_times_low_end_above_one():
+    base = result("constant", [100, 120, 90, 100, 110, 100])
+    fast = result("1cycle", [50, 40, 45, 50, 55, 50])  # steps ratios 2.0 ... 3.0
+    c = cu.compare_targets(base, fast, step_comparison=steps_cmp(0.9, 0.85, 0.95, "slower"))
+    assert c.steps_ratios == [2.0, 3.0, 2.0, 2.0, 2.0, 2.0]
+    assert c.low == pytest.approx(2.0 * 0.85) and c.high == pytest.approx(3.0 * 0.95)
+    assert c.verdict == "faster" and c.metric == "time to target"
+    assert "96.9 %" in c.interval and "sooner" in c.summary()
+    # the same steps, but each of the trick's steps may cost up to 2.1x: not resolvable
+    c = cu.compare_targets(base, fast, step_comparison=steps_cmp(0.6, 0.47, 0.7, "slower"))
+    assert c.verdict == "not resolvable with 6 seeds" and "includes 1" in c.summary()
+    assert cu.compare_targets(fast, base, step_comparison=steps_cmp(1.0, 0.98, 1.02, "x")).verdict == "slower"
+
+
+def test_an_unresolved_step_time_is_its_interval_not_one():
+    """Old rule: an unresolved step comparison counted as 1.0, so a slower step could read 'faster'."""
+    base = result("b", [100, 101, 100, 102, 100, 101])
+    tie_ish = result("t", [99, 100, 99, 100, 99, 100])  # 1-2 % fewer steps on every seed
+    c = cu.compare_targets(base, tie_ish, step_comparison=steps_cmp(0.97, 0.9, 1.04,
+                                                                    "not resolvable on this hardware"))
+    assert c.verdict.startswith("not resolvable") and c.low < 1.0
+
+
+def test_ties_are_called_ties():
+    base = result("b", [400] * 6)
+    same = result("t", [400] * 6)
+    c = cu.compare_targets(base, same, step_comparison=steps_cmp(1.0, 0.99, 1.01, "x"))
+    assert c.tie and c.verdict == "not resolvable with 6 seeds" and "a tie" in c.summary()
+
+
+def test_without_a_step_comparison_only_steps_are_compared():
+    base = result("b", [100] * 6, step_time=0.001)
+    fast = result("t", [50] * 6, step_time=0.1)  # separate runs' step times never enter the verdict
+    c = cu.compare_targets(base, fast)
+    assert c.verdict == "faster" and c.metric == "steps to target" and c.ratio == 2.0
+    assert "fewer steps" in c.summary() and "enter no verdict" in c.step_basis
+
+
+def test_control_failed_in_the_step_comparison_is_said():
+    base, fast = result("b", [100] * 6), result("t", [50] * 6)
+    c = cu.compare_targets(base, fast, step_comparison=steps_cmp(1.0, 0.9, 1.1, "control failed"))
+    assert c.verdict == "control failed" and "two identical arms differed" in c.summary()
+    text = cu.reading(c, faster="f", slower="s", not_resolvable="n", control_failed="c")
+    assert text == "c"
+
+
+def test_unreached_seeds_and_serialisation():
+    base = result("b", [None, 5, 5, 5, 5, 5])
+    trick = result("t", [None, None, 10, 10, 10, 10])
+    c = cu.compare_targets(base, trick)
+    assert math.isnan(c.steps_ratios[0]) and c.steps_ratios[1] == 0.0
+    assert c.verdict == "not resolvable with 6 seeds" and "neither arm got there" in c.summary()
+    d = c.to_dict()
+    assert d["steps_ratios"][0] == "nan" and d["kind"] == "target_comparison"
+    with pytest.raises(ValueError, match="same seeds"):
+        cu.compare_targets(base, result("x", [1, 2], seeds=[0, 1]))
