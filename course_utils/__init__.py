@@ -12,6 +12,7 @@ from . import (
     data,
     engine,
     env,
+    labels,
     memory,
     models,
     plots,
@@ -27,7 +28,7 @@ from . import (
     training,
     units,
 )
-from .checks import assert_close, assert_grads_close, rel_error
+from .checks import Calls, assert_close, assert_grads_close, rel_error, spy
 from .comparison import Comparison, analyze
 from .convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
 from .data import DATASETS, Dataset, batches, image_folder, load_dataset, synthetic, write_image_folder
@@ -51,8 +52,8 @@ from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
 from .results import CLAIMS, Effect, references, save
 from .stats import median_ci
-from .syncs import SyncCounter, count_syncs
 from .sweeps import Sweep, sweep
+from .syncs import SyncCounter, count_syncs
 from .timing import Timing, benchmark, compare, naive_compare
 from .training import History, evaluate, train, train_step
 from .units import format_bytes, format_seconds
@@ -63,16 +64,18 @@ __version__ = "0.1.0"
 REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 
 __all__ = [
-    "CLAIMS", "Comparison", "ConvNetConfig", "Dataset", "DATASETS", "Effect", "Env", "History",
-    "MLPConfig", "PeakMemory", "PROFILES", "REPO_URL", "SavedTensors", "Scoreboard", "Sweep", "SyncCounter",
-    "TargetComparison", "TargetResult", "Timing", "analyze", "assert_close", "assert_grads_close",
-    "autocast", "batches", "benchmark", "check_prediction", "checks", "choose_device", "clock", "compare",
-    "compare_targets", "comparison", "convergence", "count_syncs", "data", "engine", "env",
-    "environment_record", "evaluate", "format_bytes", "format_seconds", "get_profile",
-    "image_folder", "in_colab", "load_dataset", "make_convnet", "make_mlp", "median_ci", "memory",
-    "models", "naive_compare", "param_count", "peak_memory", "peak_memory_stats", "pick_amp_dtype",
-    "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "plots", "profile_table",
-    "profiling", "reading", "readings", "references", "rel_error", "report", "results", "rounds", "save", "saved_tensors",
-    "scoreboard", "seed_everything", "setup", "stats", "steps_to_target", "sweep", "sweeps", "syncs", "synthetic",
-    "timing", "train", "train_step", "training", "units", "write_image_folder",
+    "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "Calls",
+    "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_targets",
+    "Comparison", "comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
+    "DATASETS", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "format_bytes",
+    "format_seconds", "get_profile", "History", "image_folder", "in_colab", "labels",
+    "load_dataset", "make_convnet", "make_mlp", "median_ci", "memory", "MLPConfig", "models",
+    "naive_compare", "param_count", "peak_memory", "peak_memory_stats", "PeakMemory",
+    "pick_amp_dtype", "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "plots",
+    "profile_table", "PROFILES", "profiling", "reading", "readings", "references", "rel_error",
+    "REPO_URL", "report", "results", "rounds", "save", "saved_tensors", "SavedTensors",
+    "Scoreboard", "scoreboard", "seed_everything", "setup", "spy", "stats", "steps_to_target",
+    "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic", "TargetComparison",
+    "TargetResult", "Timing", "timing", "train", "train_step", "training", "units",
+    "write_image_folder",
 ]

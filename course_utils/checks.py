@@ -1,13 +1,31 @@
-"""Helpers for test cells: readable assertion messages for tensors, gradients and models."""
+"""Helpers for test cells: readable assertion messages for tensors and gradients, and a call spy.
+
+:func:`spy` watches which functions run while a block runs (``sys.setprofile``), by their code
+rather than their names, so an alias import (``from torch.utils.checkpoint import checkpoint as
+ck``) or a module reached another way is still seen. A test cell uses it both ways: to check that
+the learner's code called what the exercise asks for, and that a re-implementation did not call
+the function it re-implements.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import importlib
+import inspect
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from types import CodeType, FrameType, ModuleType
+from typing import Any
 
 import torch
 from torch import nn
 
-__all__ = ["assert_close", "assert_grads_close", "rel_error"]
+__all__ = ["Calls", "assert_close", "assert_grads_close", "rel_error", "spy"]
+
+#: What :func:`spy` can watch: a function (or method, ``functools.partial``, builtin such as
+#: ``torch.tensor``), a module (every function defined in it), or a dotted name to import.
+Target = Callable[..., Any] | ModuleType | str
 
 
 def rel_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
@@ -26,8 +44,10 @@ def assert_close(actual: object, expected: object, *, rtol: float = 1e-5, atol: 
             the message gives both values (or the worst element), the difference and the tolerance.
     """
     # Python numbers become float64 (torch.as_tensor would round them to float32).
-    a = (actual if isinstance(actual, torch.Tensor) else torch.as_tensor(actual, dtype=torch.float64)).detach().cpu()
-    e = (expected if isinstance(expected, torch.Tensor) else torch.as_tensor(expected, dtype=torch.float64)).detach().cpu()
+    def tensor(x: object) -> torch.Tensor:
+        return (x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)).detach().cpu()
+
+    a, e = tensor(actual), tensor(expected)
     if a.shape != e.shape:
         raise AssertionError(f"{name}: shape {tuple(a.shape)} but expected {tuple(e.shape)}")
     a64, e64 = a.double(), e.double()
@@ -61,3 +81,162 @@ def assert_grads_close(model: nn.Module | Iterable[torch.nn.Parameter],
                                  f"reference {'None' if q.grad is None else 'set'}")
         if p.grad is not None:
             assert_close(p.grad, q.grad, rtol=rtol, atol=atol, name=f"gradient of {name}")
+
+
+class Calls:
+    """What a :func:`spy` saw: the names of the watched functions that ran, in call order.
+
+    ``"yours" in calls`` and :meth:`count` read it; :meth:`assert_called` and
+    :meth:`assert_not_called` turn it into a test with a message the learner can act on.
+    """
+
+    def __init__(self, names: list[str]) -> None:
+        self.watched: list[str] = names
+        self.calls: list[str] = []
+
+    @property
+    def fired(self) -> bool:
+        """Whether any watched function ran."""
+        return bool(self.calls)
+
+    def count(self, name: str) -> int:
+        """How many times the watched function ``name`` was entered (a generator: each resume)."""
+        return self.calls.count(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.calls
+
+    def __repr__(self) -> str:
+        return f"Calls(watched={self.watched}, calls={self.calls})"
+
+    def _known(self, names: Iterable[str]) -> list[str]:
+        names = list(names)
+        unknown = [n for n in names if n not in self.watched]
+        if unknown:
+            raise KeyError(f"the spy does not watch {unknown}; it watches {self.watched}")
+        return names
+
+    def assert_called(self, name: str, message: str | None = None) -> None:
+        """Fail unless ``name`` ran.
+
+        For the learner's own function this is the check that the spy works at all (the default
+        message then says so); for anything else, that the exercise's tool was used.
+        """
+        self._known([name])
+        if name not in self.calls:
+            raise AssertionError(message or (
+                f"{name} never ran while the test watched: the exercise expects your code to call it"
+                if name != "yours" else
+                "the test's call detector saw nothing: run this cell again after your answer cell"))
+
+    def assert_not_called(self, *names: str, message: str | None = None) -> None:
+        """Fail when any of ``names`` ran (every watched function when none is named)."""
+        forbidden = self._known(names) if names else self.watched
+        ran = sorted({n for n in self.calls if n in forbidden})
+        if ran:
+            raise AssertionError(message or (
+                f"your code calls {', '.join(ran)}, which this exercise asks you to write yourself "
+                "(it is the function being re-implemented): remove the call and compute it in your own code"))
+
+
+def _resolve(dotted: str) -> Any:
+    """The object a dotted name names: the longest importable module prefix, then attributes."""
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ValueError(f"cannot import {dotted!r}: give a function, a module or a dotted name such as "
+                     "'torch.utils.checkpoint.checkpoint'")
+
+
+def _default_name(obj: Any) -> str:
+    """``cu.<name>`` for what ``course_utils`` exports, else the module-qualified name."""
+    cu = sys.modules.get(__name__.rpartition(".")[0])
+    name = getattr(obj, "__name__", None)
+    if cu is not None and name and getattr(cu, name, None) is obj:
+        return f"cu.{name}"
+    # a builtin's __qualname__ can name a private class (torch.tensor: _VariableFunctionsClass.tensor)
+    qualname = name if inspect.isbuiltin(obj) else getattr(obj, "__qualname__", name)
+    return f"{getattr(obj, '__module__', None) or '?'}.{qualname}"
+
+
+def _codes(target: Target, name: str | None) -> Iterator[tuple[str, CodeType | Callable[..., Any]]]:
+    """(name, code object or builtin) for each thing to watch in ``target``."""
+    if isinstance(target, str):
+        name, target = name or target, _resolve(target)
+    if isinstance(target, ModuleType):
+        prefix = name or target.__name__
+        for attr, f in sorted(vars(target).items()):
+            if inspect.isfunction(f) and f.__module__ == target.__name__:
+                yield f"{prefix}.{attr}", inspect.unwrap(f).__code__
+        return
+    name = name or _default_name(target)
+    f: Any = target
+    while isinstance(f, functools.partial):
+        f = f.func
+    f = getattr(f, "__func__", f)  # a bound or class method
+    f = inspect.unwrap(f)  # a decorated function: the wrapper's code may be shared, the inner's is its own
+    if hasattr(f, "__code__"):
+        yield name, f.__code__
+    elif callable(f) and not isinstance(f, type):
+        yield name, f  # a builtin (torch.tensor): seen through the profiler's "c_call" events
+    else:
+        raise TypeError(f"cannot watch {target!r}: give a function, a method, a builtin, a module or a dotted name")
+
+
+@contextmanager
+def spy(*targets: Target | Mapping[str, Target], **named: Target) -> Iterator[Calls]:
+    """Watch which functions run inside the ``with`` block, by their code, whatever they are called there.
+
+    Args:
+        *targets: functions, builtins, modules or dotted names (``"torch.utils.checkpoint.checkpoint"``),
+            each named ``cu.<name>`` when ``course_utils`` exports it, else by its module-qualified
+            name; or mappings from a name of your choice to a target.
+        **named: targets under the names given, e.g. ``yours=choose_amp_dtype``.
+
+    Yields:
+        A :class:`Calls` record, filled while the block runs.
+
+    The profiler in place before (``sys.getprofile()``) is put back afterwards, and a spy inside a
+    spy feeds both. Only the calling thread is watched (not DataLoader workers).
+
+    Example::
+
+        with cu.spy("torch.utils.checkpoint.checkpoint", yours=CheckpointedSequential.forward) as seen:
+            net(x).sum().backward()
+        seen.assert_called("yours")
+        seen.assert_called("torch.utils.checkpoint.checkpoint", "nothing was checkpointed: ...")
+    """
+    watch: list[tuple[str, CodeType | Callable[..., Any]]] = []
+    for target in targets:
+        items = target.items() if isinstance(target, Mapping) else [(None, target)]
+        for name, t in items:
+            watch += _codes(t, name)
+    for name, t in named.items():
+        watch += _codes(t, name)
+    codes = {c: n for n, c in watch if isinstance(c, CodeType)}
+    builtins = {id(c): n for n, c in watch if not isinstance(c, CodeType)}
+    record = Calls(list(dict.fromkeys(n for n, _ in watch)))
+    previous = sys.getprofile()
+
+    def profiler(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in codes:
+            record.calls.append(codes[frame.f_code])
+        elif event == "c_call" and id(arg) in builtins:
+            record.calls.append(builtins[id(arg)])
+        if chained is not None:
+            chained(frame, event, arg)
+
+    # an enclosing spy keeps seeing its calls; any other profiler is paused and put back
+    chained = previous if getattr(previous, "_course_spy", False) else None
+    profiler._course_spy = True  # type: ignore[attr-defined]
+    sys.setprofile(profiler)
+    try:
+        yield record
+    finally:
+        sys.setprofile(previous)

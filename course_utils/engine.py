@@ -1,6 +1,8 @@
-"""The engine's one measurement loop, shared by :func:`~course_utils.timing.compare` and
-:func:`~course_utils.sweeps.sweep`: first calls, warm-up, calls per arm, interleaved rounds with
-the A/A copy of the baseline, the comparisons, and one automatic rerun when the control fails.
+"""The engine's one measurement loop, shared by compare and sweep.
+
+:func:`~course_utils.timing.compare` and :func:`~course_utils.sweeps.sweep` both run it: first
+calls, warm-up, calls per arm, interleaved rounds with the A/A copy of the baseline, the
+comparisons, and one automatic rerun when the control fails.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ import zlib
 from pathlib import Path
 from urllib.parse import urlparse
 
-__all__ = ["FILES", "SYSTEM_DIR", "fashionmnist_ready", "prepare_fashionmnist", "raw_folder"]
+__all__ = ["FILES", "SYSTEM_DIR", "cache_dir", "fashionmnist_ready", "prepare_fashionmnist", "raw_folder"]
 
 #: Where Debian's package ``dataset-fashion-mnist`` installs the original (gzipped) idx files.
 SYSTEM_DIR = Path("/usr/share/datasets/fashion-mnist")
@@ -43,6 +43,14 @@ FILES: dict[str, tuple[int, int, int]] = {
 
 MIRROR_TIMEOUT_S = 3.0  # connecting to the download mirror; offline machines fail within this
 DOWNLOAD_TIMEOUT_S = 60.0  # any one network read during the download
+
+
+def cache_dir() -> Path:
+    """Folder where datasets are cached: ``$COURSE_DATA`` or ``~/.cache/course_data``.
+
+    It lives here, the lower of the two data modules; :mod:`course_utils.data` re-exports it.
+    """
+    return Path(os.environ.get("COURSE_DATA", Path.home() / ".cache" / "course_data"))
 
 
 def raw_folder(root: str | Path) -> Path:
@@ -161,7 +169,7 @@ def prepare_fashionmnist(root: str | Path | None = None, *, source: str | Path |
     nothing when the files are already there and complete.
 
     Args:
-        root: the data folder; :func:`course_utils.data.cache_dir` (``$COURSE_DATA`` or
+        root: the data folder; :func:`cache_dir` (``$COURSE_DATA`` or
             ``~/.cache/course_data``) when omitted.
         source: a folder holding the four ``*-idx?-ubyte`` files, ``.gz`` or not, to copy from.
             When omitted: the root's own raw folder (zipped files left there), Debian's
@@ -180,11 +188,7 @@ def prepare_fashionmnist(root: str | Path | None = None, *, source: str | Path |
         ConnectionError: the download was tried and the mirror could not be reached.
         RuntimeError: torchvision's download failed (its message names the mirror).
     """
-    if root is None:
-        from .data import cache_dir
-
-        root = cache_dir()
-    root = Path(root)
+    root = Path(root) if root is not None else cache_dir()
     if fashionmnist_ready(root):
         return root
     raw = raw_folder(root)

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .timing import Comparison
+    from .comparison import Comparison
     from .training import History
 
 __all__ = ["plot_comparison", "plot_curves", "plot_lr", "plot_speedups"]
@@ -27,7 +27,8 @@ def _axes(ax: Any, figsize: tuple[float, float] = (6, 3.5)) -> Any:
 
 def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = None,
                   title: str = "speed-up (median, 95 % CI)", colors: Sequence[str] | None = None,
-                  xlabel: str = "× faster than baseline (log scale)") -> Any:
+                  xlabel: str = "× faster than baseline (log scale)",
+                  legend: Sequence[tuple[str, str]] | None = None) -> Any:
     """Speed-ups as points with their intervals on a log axis; 1.0 (no effect) is marked.
 
     Args:
@@ -37,6 +38,8 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
         colors: one colour per row; by default green when the interval lies above 1, red when
             below, grey when it includes 1.
         xlabel: the label of the ratio axis.
+        legend: ``(colour, meaning)`` pairs, drawn as a legend below the axes; when omitted the
+            title says "green: faster, red: slower, grey: not resolved" (the default colours).
 
     Returns:
         The matplotlib axes (one errorbar container per row).
@@ -63,8 +66,18 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
     ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(xlabel)
-    ax.set_title(f"{title}\ngreen: faster, red: slower, grey: not resolved", fontsize=10)
     ax.grid(axis="x", alpha=0.3)
+    if legend:
+        from matplotlib.lines import Line2D
+        from matplotlib.transforms import ScaledTranslation
+
+        ax.set_title(title, fontsize=10)
+        handles = [Line2D([], [], color=c, marker="o", ls="none", label=meaning) for c, meaning in legend]
+        below = ax.transAxes + ScaledTranslation(0, -0.5, ax.figure.dpi_scale_trans)  # under the x label
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
+                  fontsize=8, frameon=False, ncol=1)
+    else:
+        ax.set_title(f"{title}\ngreen: faster, red: slower, grey: not resolved", fontsize=10)
     ax.figure.tight_layout()
     return ax
 

@@ -25,9 +25,11 @@ def reading(result: Any, *, faster: Text, slower: Text, not_resolvable: Text, co
             arm of a :class:`~course_utils.sweeps.Sweep`, a
             :class:`~course_utils.convergence.TargetComparison` (a seed-level "not resolvable
             with 3 seeds" reads as ``not_resolvable``).
-        faster, slower, not_resolvable, control_failed: the text for each verdict, or a function
-            of the result returning it (for numbers that exist only for that verdict). All four
-            are required.
+        faster: the text for "faster", or a function of the result returning it (for numbers
+            that exist only for that verdict).
+        slower: the same for "slower".
+        not_resolvable: the same for "not resolvable" (also a seed-level one).
+        control_failed: the same for "control failed" (two identical arms differed).
 
     Returns:
         The chosen text (print it).

@@ -5,78 +5,31 @@ Every row says what kind of interval it shows, as the measurement recorded it: a
 confidence interval)", an effect's own range. Nothing is called a confidence interval that is not
 one. Per lesson and machine the scoreboard shows the run of the largest profile (gpu > cpu >
 smoke); ``scoreboard(all_profiles=True)`` shows every run.
+
+Every row also names its metric (step time, time to target, saved bytes, peak memory …, from
+:func:`~course_utils.labels.metric_name`). On the chart, speed rows are coloured by their verdict
+(green faster, red slower, grey not resolved); memory rows have a colour of their own, since a
+ratio of bytes is neither faster nor slower and its direction depends on how the lesson divided;
+the legend says what each colour used means.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import math
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .results import CLAIMS, Effect, load_result, profile_rank, reference_files, result_files, results_dir
+from .labels import TARGET_RANGE as TARGET_RANGE
+from .labels import _num, describe, interval_kind, is_memory, metric_name
+from .results import CLAIMS, load_result, profile_rank, reference_files, result_files, results_dir
 
-__all__ = ["Scoreboard", "describe", "headline_value", "interval_kind", "scoreboard"]
+__all__ = ["ChartData", "Scoreboard", "describe", "headline_value", "interval_kind", "row_color", "row_label",
+           "scoreboard"]
 
-TARGET_RANGE = "range over seeds (not a confidence interval)"
-_HEAD = ("lesson", "machine", "profile", "measured here", "interval", "source claims")
-
-
-def _seeds(m: dict[str, Any]) -> int:
-    seeds = m.get("seeds")
-    return len(seeds) if isinstance(seeds, (list, tuple)) else int(seeds or 0)
-
-
-def _num(x: Any) -> float:
-    """A saved number; JSON has no infinity, so ``to_dict`` stores it as the string ``"inf"``."""
-    return float(x)
-
-
-def describe(measurement: Any) -> str:
-    """One line for a saved measurement: value, bounds and verdict (see :func:`interval_kind`)."""
-    m = measurement if isinstance(measurement, dict) else {}
-    kind = m.get("kind")
-    if kind == "comparison":
-        lo, hi = m["ci"]
-        return f"{m['speedup']:.2f}× [{lo:.2f}, {hi:.2f}] {m['verdict']}"
-    if kind == "target_comparison":
-        r, lo, hi = (_num(m[k]) for k in ("ratio", "low", "high"))
-        return f"{r:.2f}× [{lo:.2f}, {hi:.2f}] over {_seeds(m)} seeds: {m['verdict']}"
-    if kind == "effect":
-        known = Effect.__dataclass_fields__
-        e = Effect(**{k: v for k, v in m.items() if k in known})
-        bounds = f" [{e.low:.3g}, {e.high:.3g}]" if e.low is not None and e.high is not None else ""
-        return f"{e.description}: {e.value:.3g}{e.unit}{bounds}"
-    if kind == "target":
-        med, steps = m.get("median_steps"), [s for s in m.get("steps", []) if s is not None]
-        if med is None:
-            return f"target {m['target']:.0%} not reached by most seeds"
-        spread = f" [{min(steps)}, {max(steps)}]" if steps else ""
-        return f"{med:g} steps to {m['target']:.0%}{spread} (median of {_seeds(m)} seeds)"
-    if kind == "timing":
-        return f"{m['label']}: {m['median_s'] * 1e3:.3g} ms per call"
-    return json.dumps(measurement)[:60]
-
-
-def interval_kind(measurement: Any) -> str:
-    """What the bounds :func:`describe` shows are: read from the measurement, never assumed."""
-    m = measurement if isinstance(measurement, dict) else {}
-    kind = m.get("kind")
-    if kind == "comparison":  # results saved before the engine recorded it: a percentile bootstrap
-        return m.get("interval") or "bootstrap interval (nominal 95 %, covers less)"
-    if kind == "target_comparison":
-        return m.get("interval") or TARGET_RANGE
-    if kind == "effect":
-        has_bounds = m.get("low") is not None and m.get("high") is not None
-        return (m.get("interval") or "range (kind not recorded)") if has_bounds else "single value, no interval"
-    if kind == "target":
-        return "range over seeds (not a confidence interval)"
-    if kind == "timing":
-        return "median of repeated measurements"
-    return ""
+_HEAD = ("lesson", "machine", "profile", "metric", "measured here", "interval", "source claims")
 
 
 def headline_value(measurement: dict[str, Any]) -> tuple[float, float, float] | None:
@@ -93,12 +46,51 @@ def headline_value(measurement: dict[str, Any]) -> tuple[float, float, float] | 
     return None
 
 
-def _color(row: dict[str, Any]) -> str:
-    verdict, (_, lo, hi) = row["verdict"], row["value"]
+#: The chart's colours and what each means (its legend shows those present).
+SPEED_COLORS: dict[str, str] = {"faster": "tab:green", "slower": "tab:red", "not resolved": "tab:gray"}
+MEMORY_COLOR = "tab:blue"
+OTHER_COLOR = "tab:purple"
+_MEANING: dict[str, str] = {
+    SPEED_COLORS["faster"]: "speed: verdict faster",
+    SPEED_COLORS["slower"]: "speed: verdict slower",
+    SPEED_COLORS["not resolved"]: "speed: not resolved (no verdict either way)",
+    MEMORY_COLOR: "memory (saved bytes, peak memory, parameters): a ratio, not a speed; "
+                  "which way is better is in the row's description",
+    OTHER_COLOR: "another ratio, without a verdict",
+}
+
+
+def row_color(row: dict[str, Any]) -> str:
+    """A scoreboard row's colour on the chart.
+
+    A row with a speed verdict (a comparison, a time to target) is green when "faster", red when
+    "slower", grey otherwise; a memory row (:func:`~course_utils.labels.is_memory`) has its own
+    colour whatever its value, since fewer bytes is not "faster"; any other effect without a
+    verdict has a third colour rather than one that claims a speed-up.
+    """
+    verdict = row.get("verdict")
+    if row.get("memory"):
+        return MEMORY_COLOR
     if verdict is not None:
-        faster, slower = verdict.startswith("faster"), verdict.startswith("slower")
-        return "tab:green" if faster else "tab:red" if slower else "tab:gray"
-    return "tab:green" if lo > 1 else "tab:red" if hi < 1 else "tab:gray"
+        key = "faster" if verdict.startswith("faster") else "slower" if verdict.startswith("slower") else ""
+        return SPEED_COLORS.get(key, SPEED_COLORS["not resolved"])
+    return OTHER_COLOR
+
+
+def row_label(row: dict[str, Any]) -> str:
+    """A row's label on the chart: lesson · metric · machine · profile."""
+    ref = " (ref.)" if row.get("reference") else ""
+    return f"{row['notebook']} · {row.get('metric') or 'value'} · {row['machine']}{ref} · {row['profile']}"
+
+
+@dataclass
+class ChartData:
+    """What :meth:`Scoreboard.plot` draws: one bar per ratio row, its colour, and the legend."""
+
+    bars: list[tuple[str, float, float, float]]
+    colors: list[str]
+    legend: list[tuple[str, str]]
+    rows: list[dict[str, Any]]
 
 
 @dataclass
@@ -113,7 +105,7 @@ class Scoreboard:
 
     def _table(self) -> list[tuple[str, ...]]:
         return [(r["notebook"], r["machine"] + (" (reference)" if r["reference"] else ""), r["profile"],
-                 r["measured"], r["interval"], r["claim"] or "") for r in self.rows]
+                 r["metric"], r["measured"], r["interval"], r["claim"] or "") for r in self.rows]
 
     def _footer(self) -> str:
         if not self.hidden:
@@ -145,29 +137,40 @@ class Scoreboard:
                        for row in self._table())
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
-    def plot(self, path: str | Path | None = None) -> Any:
-        """Every headline that is a ratio, with its interval, its kind and the claim beside it.
+    def chart(self) -> ChartData:
+        """The chart's bars (label with the metric, value, low, high), colours and legend entries.
 
-        Saved to ``path`` when given. Colours follow the verdict where there is one.
+        Rows whose headline is no finite positive ratio (a target one arm never reached) are
+        listed in the table and left off the chart.
+        """
+        drawn = [r for r in self.rows if r["value"] and all(0 < v < math.inf for v in r["value"])]
+        colors = [row_color(r) for r in drawn]
+        order = [*SPEED_COLORS.values(), MEMORY_COLOR, OTHER_COLOR]
+        legend = [(c, _MEANING[c]) for c in order if c in colors]
+        return ChartData([(row_label(r), *r["value"]) for r in drawn], colors, legend, drawn)
+
+    def plot(self, path: str | Path | None = None) -> Any:
+        """Every headline that is a ratio, named by its metric, with its interval and the claim beside it.
+
+        Saved to ``path`` when given. Speed rows are coloured by their verdict, memory rows in a
+        colour of their own; the legend says what each colour means (see :meth:`chart`).
         """
         import matplotlib.pyplot as plt
         from matplotlib.transforms import blended_transform_factory
 
         from .plots import plot_speedups
 
-        # an infinite or zero ratio (one arm never reached the target) is listed, not drawn
-        drawn = [r for r in self.rows if r["value"] and all(0 < v < math.inf for v in r["value"])]
-        bars = [(f"{r['notebook']} · {r['machine']}{' (ref.)' if r['reference'] else ''} · {r['profile']}",
-                 *r["value"]) for r in drawn]
-        _, ax = plt.subplots(figsize=(9, 1.4 + 0.62 * max(len(bars), 1)))
-        plot_speedups(bars or [("no ratio results yet", 1.0, 1.0, 1.0)], ax=ax,
-                      colors=[_color(r) for r in drawn] or None,
+        chart = self.chart()
+        _, ax = plt.subplots(figsize=(9, 1.9 + 0.62 * max(len(chart.bars), 1)))
+        plot_speedups(chart.bars or [("no ratio results yet", 1.0, 1.0, 1.0)], ax=ax,
+                      colors=chart.colors or None, legend=chart.legend or None,
                       title="measured effect per lesson: median, interval named at the right",
-                      xlabel="× better than the baseline: speed, memory or steps (log scale)")
+                      xlabel="ratio, log scale (speed: × faster than the baseline; memory: as the row describes)")
         where = blended_transform_factory(ax.transAxes, ax.transData)
-        for i, r in enumerate(drawn):
+        for i, r in enumerate(chart.rows):
             claim = textwrap.shorten(r["claim"] or "no claim recorded", 90, placeholder=" …")
-            ax.text(1.02, i, f"{r['interval']}\nsource: {claim}", transform=where, ha="left",
+            what = textwrap.shorten(r["description"], 90, placeholder=" …") + "\n" if r.get("description") else ""
+            ax.text(1.02, i, f"{what}{r['interval']}\nsource: {claim}", transform=where, ha="left",
                     va="center", fontsize=7, clip_on=False)
         if path is not None:
             ax.figure.savefig(path, dpi=110, bbox_inches="tight")
@@ -175,9 +178,11 @@ class Scoreboard:
 
 
 def _row(path: Path, d: dict[str, Any], reference: bool) -> dict[str, Any]:
-    m = d["measurements"][d["headline"]]
+    m, key = d["measurements"][d["headline"]], d["headline"]
     return {"notebook": d["notebook"], "machine": d["machine"], "profile": d.get("profile") or "?",
-            "reference": reference, "measured": describe(m), "interval": interval_kind(m),
+            "reference": reference, "metric": metric_name(m, key), "memory": is_memory(m, key),
+            "description": m.get("description") if isinstance(m, dict) else None,
+            "measured": describe(m), "interval": interval_kind(m),
             "value": headline_value(m), "verdict": m.get("verdict"), "saved_at": d.get("saved_at") or "",
             "claim": CLAIMS.get(d["notebook"], d.get("claim")), "path": str(path)}
 

@@ -14,6 +14,10 @@ The reference runs also ship inside the installed package (``course_utils/refere
 package data mapped from ``results/reference/`` in pyproject.toml), so a learner who installed
 ``course_utils`` with pip in Colab, with no checkout, sees them too; a checkout's copy takes
 precedence. :mod:`course_utils.report` reads everything back as the scoreboard.
+
+Storage does not import presentation: what a result means in words (:class:`Effect`,
+:func:`~course_utils.labels.describe`) comes from :mod:`course_utils.labels`, and ``Effect``
+stays importable from here.
 """
 
 from __future__ import annotations
@@ -24,12 +28,12 @@ import json
 import os
 import re
 import tempfile
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from .env import PROFILES, Env
 from .hardware import machine_id
+from .labels import Effect, describe, interval_kind
 
 __all__ = ["CLAIMS", "Effect", "load_result", "machine_id", "packaged_references_dir", "profile_rank",
            "reference_files", "references", "result_files", "results_dir", "save"]
@@ -55,33 +59,6 @@ CLAIMS: dict[str, str] = {
     "16_no_grad_validation": "less memory, faster evaluation",
     "17_input_normalization": "you are probably already doing this",
 }
-
-
-@dataclass
-class Effect:
-    """A measured effect that is not a timing comparison (a memory ratio, steps to target …).
-
-    ``low``/``high`` are optional bounds; ``interval`` says what kind they are (for example
-    ``"min-max over 5 pairs"``), so that the scoreboard never presents a range as a confidence
-    interval. Without bounds the effect is shown as a single value.
-    """
-
-    description: str
-    value: float
-    low: float | None = None
-    high: float | None = None
-    unit: str = "×"
-    interval: str | None = None
-
-    def __str__(self) -> str:
-        bounds = ""
-        if self.low is not None and self.high is not None:
-            bounds = f" [{self.low:.3g}, {self.high:.3g}] ({self.interval or 'range'})"
-        return f"{self.description}: {self.value:.3g}{self.unit}{bounds}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the effect as a JSON-serialisable dict (``kind`` = ``"effect"``)."""
-        return {"kind": "effect", **asdict(self)}
 
 
 def _course_root(start: Path) -> Path | None:
@@ -241,8 +218,6 @@ def references(notebook: str, root: str | Path | None = None, *, verbose: bool =
     Returns:
         The saved results (dicts as written by :func:`save`), one per machine and profile.
     """
-    from .report import describe, interval_kind
-
     found = [d for d in map(load_result, reference_files(root, notebook)) if d and d["notebook"] == notebook]
     if verbose:
         if not found:

@@ -175,8 +175,11 @@ def verdict(ci: tuple[float, float], aa_ci: tuple[float, float], *, min_effect: 
 
 
 def verdict_kind(verdict_text: str) -> str:
-    """Which of the four verdicts a verdict string is: a seed-level "not resolvable with 3 seeds"
-    is :data:`UNRESOLVED`. Raises ValueError on a string that is none of them."""
+    """Which of the four verdicts a verdict string is.
+
+    A seed-level "not resolvable with 3 seeds" is :data:`UNRESOLVED`. Raises ValueError on a
+    string that is none of them.
+    """
     if verdict_text in VERDICTS:
         return verdict_text
     if verdict_text.startswith("not resolvable"):

@@ -21,7 +21,7 @@ from .clock import BUDGETS, check_callable
 from .comparison import Comparison
 from .engine import CONTROL_KEY, run_checked
 from .env import choose_device, get_profile
-from .stats import FASTER
+from .stats import FASTER, VERDICTS, verdict_kind
 from .units import format_seconds
 
 __all__ = ["Sweep", "sweep"]
@@ -71,6 +71,18 @@ class Sweep:
 
     def _items(self, name: str) -> float:
         return 1.0 if self.items is None else self.items[name]
+
+    def by_verdict(self) -> dict[str, list[str]]:
+        """The arms grouped by verdict, every verdict present (an empty list when none earned it).
+
+        Keys are ``"faster"``, ``"slower"``, ``"not resolvable on this hardware"`` and
+        ``"control failed"``; read a group's meaning with :func:`~course_utils.readings.reading`
+        on one of its arms rather than comparing verdict strings.
+        """
+        groups: dict[str, list[str]] = {v: [] for v in VERDICTS}
+        for name, c in self.comparisons.items():
+            groups[verdict_kind(c.verdict)].append(name)
+        return groups
 
     def best(self) -> str:
         """The fastest arm whose verdict is "faster" than the baseline; the baseline if none is."""

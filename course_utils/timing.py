@@ -1,5 +1,7 @@
-"""Timing for learners: one function (:func:`benchmark`), a baseline against a trick
-(:func:`compare`), and the way not to do it (:func:`naive_compare`).
+"""Timing for learners: one function, a baseline against a trick, and the way not to do it.
+
+:func:`benchmark` times one function, :func:`compare` a baseline against a trick, and
+:func:`naive_compare` shows what A-then-B timing gets wrong.
 
 :func:`compare` is a sweep of one arm: the engine (:mod:`course_utils.engine`) times each arm's
 first call on its own, warms up, then runs the baseline, the baseline again (the A/A control) and

@@ -123,7 +123,8 @@ def test_scoreboard_reads_the_interval_the_engine_recorded(tmp_path, env):
     rows = {r["notebook"]: r for r in cu.scoreboard(tmp_path).rows}
     assert rows["04_mixed_precision"]["interval"] == comp.interval and comp.interval
     assert rows["04_mixed_precision"]["measured"].startswith("2.00×")
-    assert rows["01_lr_schedules"]["interval"] == "range over seeds (not a confidence interval)"
+    assert rows["01_lr_schedules"]["interval"] == steps.interval and "seeds" in steps.interval
+    assert rows["01_lr_schedules"]["metric"] == steps.metric == "steps to target"  # no step-time comparison given
     assert rows["01_lr_schedules"]["value"] == (steps.ratio, steps.low, steps.high)
 
 
@@ -234,3 +235,79 @@ def test_a_target_never_reached_by_the_baseline_is_saved_listed_and_not_drawn(tm
 def test_assert_close_keeps_python_floats_in_float64():
     with pytest.raises(AssertionError):
         cu.assert_close(1.0 + 1e-9, 1.0, rtol=1e-12, atol=0.0)
+
+
+def test_the_scoreboard_chart_names_each_metric_and_colours_memory_apart_from_speed(tmp_path, env):
+    """Labels, colours and legend as the chart computes them (no pixels): a memory ratio is never 'faster'."""
+    from course_utils.report import MEMORY_COLOR, OTHER_COLOR, SPEED_COLORS
+
+    cu.save("04_mixed_precision", env, headline="step_time", root=tmp_path, step_time=comparison())
+    cu.save("06_cudnn_benchmark", env, headline="forward", root=tmp_path,
+            forward=comparison(0.8, (0.7, 0.9), "slower"))
+    cu.save("11_zero_grad_set_to_none", env, headline="step_time", root=tmp_path,
+            step_time=comparison(1.01, (0.95, 1.1), "not resolvable on this hardware"))
+    cu.save("01_lr_schedules", env, headline="time_to_target", root=tmp_path, time_to_target=TARGET)
+    cu.save("08_activation_checkpointing", env, headline="saved_activations", root=tmp_path,
+            saved_activations=cu.Effect("activations saved for backward, plain / checkpointed", 3.0))
+    cu.save("09_gradient_accumulation", env, headline="peak", root=tmp_path,
+            peak=cu.Effect("peak memory of a training step, one batch / 4 micro-batches", 0.5))
+    cu.save("15_no_bias_before_batchnorm", env, headline="params", root=tmp_path,
+            params=cu.Effect("weights, with bias / without", 1.02, metric="parameter count"))
+    cu.save("00_measuring", env, headline="naive", root=tmp_path,
+            naive=cu.Effect("naive A/A timing (truth 1.0)", 1.3, 0.9, 1.8, interval="min-max over pairs"))
+    board = cu.scoreboard(tmp_path)
+    chart = board.chart()
+    drawn = {label.split(" · ")[0]: (label, color) for (label, *_), color in zip(chart.bars, chart.colors)}
+    machine = machine_id(env.record)
+    assert drawn["04_mixed_precision"] == (f"04_mixed_precision · step time · {machine} · smoke",
+                                           SPEED_COLORS["faster"])
+    assert drawn["06_cudnn_benchmark"] == (f"06_cudnn_benchmark · forward time · {machine} · smoke",
+                                           SPEED_COLORS["slower"])
+    assert drawn["11_zero_grad_set_to_none"][1] == SPEED_COLORS["not resolved"]
+    assert drawn["01_lr_schedules"] == (f"01_lr_schedules · time to target · {machine} · smoke", SPEED_COLORS["faster"])
+    # memory: its own colour whichever way the ratio points (3× fewer bytes is not "faster", 0.5 not "slower")
+    assert drawn["08_activation_checkpointing"] == (
+        f"08_activation_checkpointing · saved bytes · {machine} · smoke", MEMORY_COLOR)
+    assert drawn["09_gradient_accumulation"] == (f"09_gradient_accumulation · peak memory · {machine} · smoke",
+                                                 MEMORY_COLOR)
+    assert drawn["15_no_bias_before_batchnorm"][0].split(" · ")[1] == "parameter count"
+    assert drawn["15_no_bias_before_batchnorm"][1] == MEMORY_COLOR
+    assert drawn["00_measuring"][1] == OTHER_COLOR  # a ratio without a verdict claims no speed-up either
+    assert MEMORY_COLOR not in SPEED_COLORS.values() and OTHER_COLOR not in SPEED_COLORS.values()
+    meanings = dict(chart.legend)
+    assert list(meanings) == [*SPEED_COLORS.values(), MEMORY_COLOR, OTHER_COLOR]  # each colour used, once
+    assert "verdict faster" in meanings[SPEED_COLORS["faster"]] and "memory" in meanings[MEMORY_COLOR]
+    assert "not a speed" in meanings[MEMORY_COLOR]
+    # the table names the metric too, and the drawn legend is the computed one
+    assert "saved bytes" in str(board) and "| metric |" in board.to_markdown()
+    ax = board.plot(tmp_path / "chart.png")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [m for _, m in chart.legend]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [label for label, *_ in chart.bars]
+    assert "green: faster" not in ax.get_title()  # the legend says it, for every colour used
+    beside = "\n".join(t.get_text() for t in ax.texts)
+    assert "activations saved for backward, plain / checkpointed" in beside  # which way a memory ratio points
+    empty = cu.scoreboard(tmp_path / "none")
+    assert empty.chart().bars == [] and empty.chart().legend == [] and empty.plot() is not None
+
+
+def test_metric_names_come_from_the_measurement():
+    from course_utils import labels
+
+    assert labels.metric_name(comparison(), "step_time") == "step time"
+    assert labels.metric_name(comparison(), "conversion") == "conversion time"
+    assert labels.metric_name(comparison()) == "time"
+    assert labels.metric_name({**TARGET, "metric": "steps to target"}) == "steps to target"
+    assert labels.metric_name(TARGET) == "time to target"
+    for description, unit, metric in [
+            ("bytes saved for backward per evaluation batch of 256 with autograd on", " MiB", "saved bytes"),
+            ("saved activation bytes, bf16 ÷ fp32", "×", "saved bytes"),
+            ("peak CUDA memory of an evaluation pass, autograd on / your evaluate", "×", "peak memory"),
+            ("gradient memory freed between steps by set_to_none=True", " MiB", "memory"),
+            ("largest checkpointed batch within the plain model's memory, as a multiple of 64", "×", "largest batch"),
+            ("trainable parameters, plain / LoRA", "×", "parameter count"),
+            ("naive A/A timing, pairs 2 onwards", "×", "time")]:
+        effect = cu.Effect(description, 2.0, unit=unit).to_dict()
+        assert labels.metric_name(effect) == metric, description
+        assert labels.is_memory(effect) == (metric != "time"), description
+    assert cu.results.Effect is cu.Effect is labels.Effect  # still importable from where it was
+    assert cu.report.describe is labels.describe and cu.report.interval_kind is labels.interval_kind

@@ -35,6 +35,33 @@ ALLOWED = {"00_measuring": {"timeit"}}
 
 MAX_WORDS, TARGET_WORDS = 3000, 2500
 
+#: A verdict read by hand: a comparison, a membership test, a lookup keyed by the verdict, a
+#: verdict literal used as a key or compared, or the two-way ``.resolved`` (which lets a failed
+#: control fall into the "not resolvable" text). Interpretations go through cu.reading.
+BY_HAND = [
+    (re.compile(r"\.verdict\s*(==|!=|\bin\b|\bnot\s+in\b)"), "compares a verdict by hand"),
+    (re.compile(r"\.resolved\b"), "reads .resolved (a failed control is not 'not resolvable')"),
+    (re.compile(r"\[\s*[\w.\[\]\"']*\.verdict\s*\]|\.get\(\s*[\w.\[\]\"']*\.verdict"),
+     "looks a text up by verdict"),
+    (re.compile(r"[\"'](faster|slower|control failed|not resolvable[^\"']*)[\"']\s*(:|==|!=)"
+                r"|(==|!=|\bin\b)\s*\(?[\"'](faster|slower|control failed|not resolvable)"),
+     "uses a verdict string as a key or in a comparison"),
+]
+
+
+def verdicts_by_hand(code_cells) -> list[str]:
+    """Ordinary (not graded) code that interprets a verdict without cu.reading."""
+    found = []
+    for c in code_cells:
+        if nbg(c).get("grade") or nbg(c).get("solution"):
+            continue
+        for line in c.source.splitlines():
+            for pattern, what in BY_HAND:
+                if pattern.search(line):
+                    found.append(f"{what}: {line.strip()[:90]!r}; print interpretations with "
+                                 "cu.reading(result, faster=..., slower=..., not_resolvable=..., control_failed=...)")
+    return found
+
 
 def prose_words(nb) -> int:
     """Words in the markdown cells a learner reads (model answers of written questions excluded)."""
@@ -108,6 +135,13 @@ def anatomy_problems(nb, slug):
                        and re.search(r"^my_prediction\s*=", c.source, re.M)), None)
     measured = next((i for i, c in enumerate(cells) if c.cell_type == "code"
                      and "cu.check_prediction(my_prediction" in c.source), None)
+    if prediction is not None and not re.search(r"^my_prediction\s*=\s*None\b", cells[prediction].source, re.M):
+        problems.append("the prediction cell is `my_prediction = None  # your guess: ...` (read as "
+                        "'no prediction recorded' until the learner writes a number)")
+    problems += verdicts_by_hand(code)
+    if "cu.reading(" not in source:
+        problems.append("print what a result means with cu.reading(result, faster=..., slower=..., "
+                        "not_resolvable=..., control_failed=...)")
     if prediction is None or measured is None or measured < prediction:
         problems.append("record a prediction (my_prediction = ...) before the measurement and print it "
                         "beside the result with cu.check_prediction(my_prediction, ...)")
@@ -136,12 +170,30 @@ def test_the_anatomy_check_can_fail():
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 99 · Nothing " + "word " * 3001),
                                          nbformat.v4.new_code_cell("import time"),
                                          nbformat.v4.new_code_cell("time.time()"),
-                                         nbformat.v4.new_code_cell("cu.profile_table(f)\ncu.profile_table(g)")])
+                                         nbformat.v4.new_code_cell("cu.profile_table(f)\ncu.profile_table(g)"),
+                                         nbformat.v4.new_markdown_cell("Read it."),
+                                         nbformat.v4.new_code_cell('if c.verdict == "faster":\n    pass')])
     problems = "\n".join(anatomy_problems(nb, "99_nothing"))
     for expected in ("badge", "level-2 headings", "setup cell", "2 autograded", "timed by hand",
                      "cu.save", "preceded by a sentence", "my_prediction", "one profiler table",
-                     "words of prose"):
+                     "words of prose", "compares a verdict by hand", "cu.reading("):
         assert expected in problems
+
+
+@pytest.mark.parametrize("line", [
+    'if c.verdict == "faster":', "if step_time.resolved:", 'print({"faster": "x"}.get(c.verdict, "y"))',
+    'print(TEXT[c.verdict])', 'ok = [b for b, v in verdict.items() if v == "slower"]',
+    'if v in ("faster", "slower"):', "if c.verdict not in GOOD:",
+])
+def test_verdicts_read_by_hand_are_caught(line):
+    cell = nbformat.v4.new_code_cell(line)
+    assert verdicts_by_hand([cell]), line
+
+
+def test_a_reading_is_not_caught():
+    cell = nbformat.v4.new_code_cell('print(cu.reading(c, faster="a", slower="b", not_resolvable="c", '
+                                     'control_failed="d"))\nprint(c.summary(), c.verdict)')
+    assert verdicts_by_hand([cell]) == []
 
 
 @pytest.mark.parametrize("path", RELEASED, ids=lambda p: p.parent.name)

@@ -1,7 +1,6 @@
 """cu.sweep: many arms interleaved with one A/A control; orders, verdicts, throughput, records."""
 
 import json
-import random
 from collections import Counter
 
 import matplotlib
@@ -98,3 +97,9 @@ def test_threads_are_restored():
     before = torch.get_num_threads()
     cu.sweep({"a": work, "b": work}, rounds=6, num_threads=1, min_round_time=0.0)
     assert torch.get_num_threads() == before
+
+
+def test_by_verdict_has_every_verdict():
+    s = cu.sweep({"a": work, "b": double_work}, rounds=6, num_threads=1, device="cpu")
+    groups = s.by_verdict()
+    assert set(groups) == set(cu.stats.VERDICTS) and sum(len(v) for v in groups.values()) == 1

@@ -166,7 +166,8 @@ def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
     assert calls == [0, 1] and c.first_run is not None and c.first_run.verdict == CONTROL_FAILED
     assert "This is a rerun" in c.summary()
     d = c.to_dict()
-    assert d["first_run"]["verdict"] == CONTROL_FAILED and cu.Comparison.from_dict(d).first_run.verdict == CONTROL_FAILED
+    assert d["first_run"]["verdict"] == CONTROL_FAILED
+    assert cu.Comparison.from_dict(d).first_run.verdict == CONTROL_FAILED
     calls.clear()
     c = cu.compare(work, double_work, rounds=6, num_threads=1, min_round_time=0.0, rerun=False)
     assert calls == [0] and c.verdict == CONTROL_FAILED and c.first_run is None

@@ -1,6 +1,7 @@
 """`make reference`: run every lesson in the gpu profile and keep the results as the course's reference.
 
-Each solution notebook is executed (with tools/run_notebooks.py's ``run_notebook``) into
+Each solution notebook is executed (with tools/run_notebooks.py's ``run_notebook``, which also
+chooses the lessons: ``select_lessons``) into
 build/reference/, in a child process that is killed, kernel included, past the per-lesson limit.
 The lessons save their results with ``COURSE_RESULTS_DIR=results/reference``, so they land in
 results/reference/<machine-id>/; the executed notebooks are copied beside them, and
@@ -31,35 +32,16 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for `tools` and `course_utils`
 
 import torch  # noqa: E402
 
 import course_utils as cu  # noqa: E402
+from tools.run_notebooks import ROOT, run_notebook, select_lessons  # noqa: E402  (the lower of the two tools)
 
 REFERENCE = ROOT / "results" / "reference"
 #: The packages whose versions decide a GPU measurement (what ``pip freeze`` would list of them).
 STACK = re.compile(r"^(torch|torchvision|torchaudio|triton|numpy|nvidia-.*|cuda-.*|pytorch-.*)$")
-
-
-def select_lessons(names: list[str] | None) -> list[Path]:
-    """Solution notebooks: all, or those whose folder starts with one of ``names`` (``00``,
-    ``04_mixed``); a name that is a path to a notebook is taken as it is (tests use that)."""
-    notebooks = sorted(ROOT.glob("solutions/[0-9]*/*.ipynb"))
-    if not names:
-        return notebooks
-    chosen, missing = [], []
-    for name in names:
-        if name.endswith(".ipynb") and Path(name).is_file():
-            chosen.append(Path(name).resolve())
-            continue
-        matches = [nb for nb in notebooks if nb.parent.name.startswith(name)]
-        (chosen.extend(matches) if matches else missing.append(name))
-    if missing:
-        raise SystemExit(f"no lesson in solutions/ starts with {', '.join(missing)}; "
-                         f"there are {', '.join(nb.parent.name for nb in notebooks)}")
-    return list(dict.fromkeys(chosen))
 
 
 def _descendants(pid: int) -> list[int]:
@@ -99,8 +81,6 @@ def run_with_limit(cmd: list[str], limit: float, env: dict[str, str] | None = No
 
 def run_one(src: Path, build: Path, limit: int, result: Path) -> int:
     """Child process: execute one notebook with run_notebook and write (ok, seconds, error) as JSON."""
-    from tools.run_notebooks import run_notebook
-
     ok, seconds, error = run_notebook(src, build, timeout=limit)
     result.write_text(json.dumps({"ok": ok, "seconds": seconds, "error": error}))
     return 0

@@ -21,16 +21,36 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import nbformat  # noqa: E402
-from jupyter_client import KernelManager  # noqa: E402
-from nbclient import NotebookClient  # noqa: E402
-from nbclient.exceptions import CellExecutionError  # noqa: E402
-
 import course_utils as cu  # noqa: E402
+
+
+def select_lessons(names: list[str] | None) -> list[Path]:
+    """Solution notebooks: all, or those whose folder starts with one of ``names`` (``00``,
+    ``04_mixed``); a name that is a path to a notebook is taken as it is (tests use that)."""
+    notebooks = sorted(ROOT.glob("solutions/[0-9]*/*.ipynb"))
+    if not names:
+        return notebooks
+    chosen, missing = [], []
+    for name in names:
+        if name.endswith(".ipynb") and Path(name).is_file():
+            chosen.append(Path(name).resolve())
+            continue
+        matches = [nb for nb in notebooks if nb.parent.name.startswith(name)]
+        (chosen.extend(matches) if matches else missing.append(name))
+    if missing:
+        raise SystemExit(f"no lesson in solutions/ starts with {', '.join(missing)}; "
+                         f"there are {', '.join(nb.parent.name for nb in notebooks)}")
+    return list(dict.fromkeys(chosen))
 
 
 def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str]:
     """Execute ``src`` into ``build/<slug>/``; return (ok, seconds, error summary)."""
+    # the Jupyter stack is needed only here: choosing lessons, and `make reference` without a GPU, work without it
+    import nbformat
+    from jupyter_client import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
     out_dir = build / src.parent.name
     out_dir.mkdir(parents=True, exist_ok=True)
     nb = nbformat.read(src, as_version=4)
@@ -60,8 +80,6 @@ def main(argv: list[str] | None = None) -> int:
     """Run every lesson (or those named), print one line per notebook, then the scoreboard; 1 if any failed."""
     import argparse
 
-    from tools.make_reference import select_lessons
-
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--lessons", nargs="+", metavar="NN",
                    help="only the lessons whose folder starts so (e.g. 02 17); all when omitted")
@@ -70,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     build = ROOT / "build"
     build.mkdir(exist_ok=True)
     env = cu.setup(verbose=False)
-    notebooks = select_lessons(args.lessons) if args.lessons else sorted(ROOT.glob("solutions/[0-9]*/*.ipynb"))
+    notebooks = select_lessons(args.lessons)
     print(f"profile {env.profile} on {env.device.type}; {len(notebooks)} lesson notebook(s)")
     if not notebooks:
         print("No lesson notebooks in solutions/ yet: nothing to run.")
