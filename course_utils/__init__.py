@@ -46,7 +46,7 @@ from .env import (
 )
 from .memory import PeakMemory, SavedTensors, param_count, peak_memory, peak_memory_stats, saved_tensors
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
-from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups
+from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, verdict_color
 from .profiling import profile_table
 from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
@@ -76,6 +76,6 @@ __all__ = [
     "REPO_URL", "report", "results", "rounds", "save", "saved_tensors", "SavedTensors",
     "Scoreboard", "scoreboard", "seed_everything", "setup", "spy", "stats", "steps_to_target",
     "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic", "TargetComparison",
-    "TargetResult", "Timing", "timing", "train", "train_step", "training", "units",
+    "TargetResult", "Timing", "timing", "train", "train_step", "training", "units", "verdict_color",
     "write_image_folder",
 ]

@@ -13,7 +13,21 @@ if TYPE_CHECKING:
     from .comparison import Comparison
     from .training import History
 
-__all__ = ["plot_comparison", "plot_curves", "plot_lr", "plot_speedups"]
+__all__ = ["VERDICT_COLORS", "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "verdict_color"]
+
+#: One colour per verdict on every chart (a failed control is not "no effect": its own colour).
+VERDICT_COLORS = {"faster": "tab:green", "slower": "tab:red", "not resolvable on this hardware": "tab:gray",
+                  "control failed": "tab:orange"}
+
+
+def verdict_color(result: Any) -> str:
+    """The chart colour of a result's verdict.
+
+    ``result`` is anything with a ``verdict``; a seed-level "not resolvable with 3 seeds" is grey.
+    """
+    from .stats import verdict_kind
+
+    return VERDICT_COLORS[verdict_kind(result.verdict)]
 
 
 def _axes(ax: Any, figsize: tuple[float, float] = (6, 3.5)) -> Any:
@@ -85,8 +99,8 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
 def plot_comparison(comparison: Comparison | Sequence[Comparison], *, ax: Any = None) -> Any:
     """Speed-ups of one or more comparisons, each with its A/A control beneath it.
 
-    Colours follow each comparison's verdict (which also weighs the A/A control), so a result
-    that is not resolvable is grey even when its own interval excludes 1.
+    Colours follow each comparison's verdict (:data:`VERDICT_COLORS`): a failed control is
+    orange whatever its interval shows.
     """
     comps = [comparison] if not isinstance(comparison, Sequence) else list(comparison)
     rows: list[tuple[str, float, float, float]] = []
@@ -95,7 +109,7 @@ def plot_comparison(comparison: Comparison | Sequence[Comparison], *, ax: Any = 
         base, trick = c.names
         rows.append((f"{trick} vs {base}", c.speedup, *c.ci))
         rows.append((f"A/A: {base} vs {base}", c.aa_speedup, *c.aa_ci))
-        colors += [{"faster": "tab:green", "slower": "tab:red"}.get(c.verdict, "tab:gray"), "tab:gray"]
+        colors += [verdict_color(c), "tab:gray"]
     return plot_speedups(rows, ax=ax, colors=colors)
 
 

@@ -137,13 +137,13 @@ class Sweep:
 
     def plot(self, ax: Any = None) -> Any:
         """Every arm's speed-up (or throughput ratio) over the baseline, with the A/A control."""
-        from .plots import plot_speedups
+        from .plots import plot_speedups, verdict_color
 
         rows, colors = [], []
         head = next(iter(self.comparisons.values()))
         for name, c in self.comparisons.items():
             rows.append((f"{name} vs {self.baseline}", c.speedup, *c.ci))
-            colors.append({"faster": "tab:green", "slower": "tab:red"}.get(c.verdict, "tab:gray"))
+            colors.append(verdict_color(c))
         rows.append((f"A/A: {self.baseline} vs {self.baseline}", head.aa_speedup, *head.aa_ci))
         colors.append("tab:gray")
         what = "throughput" if self.items else "speed-up"
