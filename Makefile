@@ -6,6 +6,8 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# JupyterLab refuses to start as root (containers, Colab-like VMs) unless told it may.
+ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
@@ -30,11 +32,11 @@ run: $(STAMP) data  ## execute every lesson (A="02 17": some) headless into buil
 reference: $(STAMP) data  ## on a CUDA GPU: every lesson in the gpu profile into results/reference/<machine-id>/
 	$(PY) tools/make_reference.py $(if $(A),--lessons $(A))
 
-test: $(STAMP)  ## unit tests, structure, every lesson autograded good + blank (smoke profile)
+test: $(STAMP) data  ## unit tests, structure, every lesson autograded good + blank (smoke profile)
 	$(PY) -m pytest
 
-lab: $(STAMP)  ## open JupyterLab on the student notebooks
-	$(PY) -m jupyter lab notebooks/
+lab: $(STAMP)  ## open JupyterLab on the student notebooks (LAB_ARGS=<extra jupyter lab options>)
+	$(PY) -m jupyter lab notebooks/ $(ROOT_ARGS) $(LAB_ARGS)
 
 lint: $(STAMP)  ## ruff on the library, tests and tools
 	$(PY) -m ruff check course_utils tests tools nbgrader_config.py
@@ -79,4 +81,4 @@ feedback: $(STAMP)  ## write feedback/<student>/<a>/<a>.html (hidden tests hidde
 
 formgrader: $(STAMP)  ## JupyterLab at the course root, to grade written answers
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m jupyter lab --ServerApp.root_dir="$(CURDIR)" \
-		--LabApp.default_url=/formgrader $(LAB_ARGS)
+		--LabApp.default_url=/formgrader $(ROOT_ARGS) $(LAB_ARGS)

@@ -9,10 +9,12 @@
   downloaded through torchvision into a cache folder when missing.
 
 When a real dataset cannot be had, :func:`load_dataset` falls back to ``digits`` with a printed
-warning that names the dataset actually used, never silently. Tensors are float32 in [0, 1],
-shape ``(N, C, H, W)``. ``train_size``/``test_size`` take a class-stratified subset with a fixed
-seed (:func:`subset`), so a lesson can use a few thousand images in the smoke profile and all of
-them on a GPU. Image files on disk: :mod:`course_utils.image_files` (re-exported here).
+warning that names the dataset actually used, never silently; ``COURSE_DATASET=digits`` forces
+that path (printed the same way), the one a learner offline or without the files meets. Tensors
+are float32 in [0, 1], shape ``(N, C, H, W)``. ``train_size``/``test_size`` take a
+class-stratified subset with a fixed seed (:func:`subset`), so a lesson can use a few thousand
+images in the smoke profile and all of them on a GPU. Image files on disk:
+:mod:`course_utils.image_files` (re-exported here).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .fashion_mnist import prepare_fashionmnist, raw_folder
+from .fashion_mnist import cache_dir, prepare_fashionmnist, raw_folder
 from .image_files import image_folder, write_image_folder
 
 __all__ = [
@@ -87,11 +89,6 @@ class Dataset:
                 f"{self.input_shape}, {self.num_classes} classes")
 
 
-def cache_dir() -> Path:
-    """Folder where datasets are cached: ``$COURSE_DATA`` or ``~/.cache/course_data``."""
-    return Path(os.environ.get("COURSE_DATA", Path.home() / ".cache" / "course_data"))
-
-
 def _split(X: torch.Tensor, y: torch.Tensor, test_fraction: float, seed: int) -> tuple[torch.Tensor, ...]:
     perm = torch.randperm(len(X), generator=torch.Generator().manual_seed(seed))
     n_test = int(round(len(X) * test_fraction))
@@ -99,12 +96,39 @@ def _split(X: torch.Tensor, y: torch.Tensor, test_fraction: float, seed: int) ->
     return X[train], y[train], X[test], y[test]
 
 
-def _digits(root: Path, verbose: bool = False) -> Dataset:
+DIGITS_SHAPE = (1797, 1, 8, 8)
+
+
+def _digits_tensors(root: Path) -> tuple[torch.Tensor, torch.Tensor]:
+    """scikit-learn's digits as (images in [0, 1], labels), kept in ``root/digits.pt`` once read.
+
+    Importing scikit-learn costs about 1.5 s in every fresh kernel, reading the kept tensors
+    milliseconds; a missing, damaged or unwritable file only means scikit-learn is asked again.
+    """
+    cached = root / "digits.pt"
+    try:
+        blob = torch.load(cached, weights_only=True)
+        if tuple(blob["X"].shape) == DIGITS_SHAPE and tuple(blob["y"].shape) == DIGITS_SHAPE[:1]:
+            return blob["X"], blob["y"]
+    except Exception:  # absent, or written by another version: read scikit-learn's copy again
+        pass
     from sklearn.datasets import load_digits
 
     bunch = load_digits()
     X = torch.tensor(bunch.images, dtype=torch.float32).unsqueeze(1) / 16.0  # pixel values 0..16
     y = torch.tensor(bunch.target, dtype=torch.long)
+    tmp = cached.with_suffix(f".tmp{os.getpid()}")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        torch.save({"X": X, "y": y}, tmp)
+        tmp.replace(cached)  # atomic: a half-written file is never read
+    except OSError:  # a read-only data folder: scikit-learn again next time
+        tmp.unlink(missing_ok=True)
+    return X, y
+
+
+def _digits(root: Path, verbose: bool = False) -> Dataset:
+    X, y = _digits_tensors(root)
     X_tr, y_tr, X_te, y_te = _split(X, y, 0.2, seed=0)
     return Dataset("digits", X_tr, y_tr, X_te, y_te, tuple(str(i) for i in range(10)))
 
@@ -195,6 +219,28 @@ def _fashionmnist(root: Path, verbose: bool = False) -> Dataset:
 
 #: Image size of the fallback when a dataset is missing, so a model built for it still fits.
 _FALLBACK_SIZE = {"fashionmnist": 28}
+#: Environment variable that forces the offline default: ``COURSE_DATASET=digits``.
+FORCE_ENV = "COURSE_DATASET"
+
+
+def forced_dataset() -> str | None:
+    """``"digits"`` when ``$COURSE_DATASET`` forces the offline default, None when it is unset or empty.
+
+    Raises:
+        ValueError: ``COURSE_DATASET`` holds anything else (a typo must not pass unnoticed).
+    """
+    value = os.environ.get(FORCE_ENV, "").strip().lower()
+    if value in ("", "digits"):
+        return value or None
+    raise ValueError(f"{FORCE_ENV}={os.environ[FORCE_ENV]!r} is not supported: set it to 'digits' "
+                     "(force the offline default dataset) or leave it unset")
+
+
+def _fall_back(why: str) -> None:
+    """Print and warn why a dataset is replaced by the offline default, naming it (never silent)."""
+    msg = f"{why}; using the offline default dataset 'digits' instead"
+    print(f"WARNING: {msg}")
+    warnings.warn(msg, DatasetFallbackWarning, stacklevel=3)
 
 
 def load_dataset(name: str = "digits", *, root: str | Path | None = None,
@@ -222,9 +268,11 @@ def load_dataset(name: str = "digits", *, root: str | Path | None = None,
         A :class:`Dataset`; its ``name`` says which dataset it really is.
 
     Raises:
-        ValueError: ``name`` is not a known dataset (the message lists the valid names), or a
-            size is not a positive integer.
+        ValueError: ``name`` is not a known dataset (the message lists the valid names), a
+            size is not a positive integer, or ``COURSE_DATASET`` holds a value other than
+            ``digits`` (which forces the offline default, with the same printed warning).
     """
+    forced_dataset()  # a bad COURSE_DATASET fails every call, not only those it would change
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
     for arg, value in (("train_size", train_size), ("test_size", test_size), ("image_size", image_size)):
@@ -232,6 +280,10 @@ def load_dataset(name: str = "digits", *, root: str | Path | None = None,
     root = Path(root) if root is not None else cache_dir()
     if name == "digits":
         data = _digits(root)
+    elif forced_dataset():  # COURSE_DATASET=digits: the offline path, without trying the files
+        _fall_back(f"not loading {name}: {FORCE_ENV}=digits is set")
+        data = _digits(root)
+        image_size = image_size or _FALLBACK_SIZE.get(name)
     else:
         loader = _cifar10 if name == "cifar10" else _fashionmnist
         try:
@@ -239,10 +291,7 @@ def load_dataset(name: str = "digits", *, root: str | Path | None = None,
             data = loader(root, verbose)
         except Exception as e:  # offline, blocked, corrupt: say so and use the offline default
             detail = " ".join(str(e).split())[:500]  # one line, even for multi-line errors
-            msg = (f"could not load {name} ({type(e).__name__}: {detail}); "
-                   f"using the offline default dataset 'digits' instead")
-            print(f"WARNING: {msg}")
-            warnings.warn(msg, DatasetFallbackWarning, stacklevel=2)
+            _fall_back(f"could not load {name} ({type(e).__name__}: {detail})")
             data = _digits(root)
             image_size = image_size or _FALLBACK_SIZE.get(name)
     data = _resize(_as_float(subset(data, train_size, test_size, seed=seed)), image_size)

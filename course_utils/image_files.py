@@ -5,7 +5,9 @@ Image-pipeline lessons (DataLoader workers, decoding) read real files, written o
 exactly these images. Every file is written under a temporary name and renamed into place, and a
 manifest (``.course_images.json``: a fingerprint of the pixels, labels and class names, and the
 files) is written last, so a reader never opens a half-written file, an interrupted write is redone
-on the next call, and two processes writing the same folder leave it complete.
+on the next call, and two processes writing the same folder leave it complete. Only the classes
+that have images get a folder, and :func:`image_folder` labels each image by the manifest's class
+list, so a small subset that misses some classes still reads back with its original labels.
 Re-exported by :mod:`course_utils.data`.
 """
 
@@ -17,8 +19,12 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
+
+if TYPE_CHECKING:
+    from torchvision.datasets import ImageFolder
 
 __all__ = ["MANIFEST", "image_folder", "read_manifest", "write_image_folder"]
 
@@ -70,8 +76,10 @@ def write_image_folder(X: torch.Tensor, y: torch.Tensor, root: str | Path, *,
         verbose: print whether the files were written or reused, and where.
 
     Returns:
-        The root folder. When files are written, the files of an earlier, different write into the
-        same folder (listed in its manifest) that are not rewritten are removed, so ``ImageFolder``
+        The root folder. Only classes with at least one image get a folder (the manifest keeps the
+        full class list, for :func:`image_folder`'s labels). When files are written, the files of
+        an earlier, different write into the same folder (listed in its manifest) that are not
+        rewritten are removed, and so are class folders that this leaves empty, so ``ImageFolder``
         sees only these images.
 
     Raises:
@@ -99,7 +107,7 @@ def write_image_folder(X: torch.Tensor, y: torch.Tensor, root: str | Path, *,
         if verbose:
             print(f"images      reusing {n} PNG files in {root}")
         return root
-    for c in names:
+    for c in sorted({names[int(label)] for label in labels}):  # a class with no image gets no folder
         (root / c).mkdir(parents=True, exist_ok=True)
     hwc = pixels.permute(0, 2, 3, 1).numpy()
     for i, rel in enumerate(files):
@@ -108,6 +116,7 @@ def write_image_folder(X: torch.Tensor, y: torch.Tensor, root: str | Path, *,
     if old is not None:  # files of an earlier, different write would otherwise stay visible
         for rel in set(old["files"]) - set(files):
             (root / rel).unlink(missing_ok=True)
+        _remove_empty_folders(root, _class_list(old))
     manifest = {"fingerprint": fingerprint, "count": n, "classes": list(names), "files": files}
     _replace_atomically(lambda p: p.write_text(json.dumps(manifest), encoding="utf-8"), root / MANIFEST)
     if verbose:
@@ -115,8 +124,28 @@ def write_image_folder(X: torch.Tensor, y: torch.Tensor, root: str | Path, *,
     return root
 
 
+def _class_list(manifest: dict | None) -> list[str] | None:
+    """The class names a manifest lists, or None (no manifest, or one without a list)."""
+    classes = manifest.get("classes") if manifest is not None else None
+    return [str(c) for c in classes] if isinstance(classes, list) else None
+
+
+def _remove_empty_folders(root: Path, classes: list[str] | None) -> None:
+    """Remove the class folders of ``classes`` under ``root`` that hold nothing (an earlier write's)."""
+    for c in classes or ():
+        try:
+            (root / c).rmdir()  # only succeeds when empty
+        except OSError:
+            pass
+
+
 def image_folder(root: str | Path, transform: object | None = None) -> torch.utils.data.Dataset:
     """Read a folder written by :func:`write_image_folder` through PIL and torchvision transforms.
+
+    Labels are the original ones: an image's label is its class's index in the class list of the
+    folder's manifest, whichever classes have images, so a subset that misses some classes (8
+    images of 10 classes) still gives labels that match a model's 10 outputs. ``classes`` is that
+    full list. A folder without a manifest gets ``ImageFolder``'s own labels (sorted folder names).
 
     The dataset and its loader function are importable, so the dataset pickles and DataLoader
     workers can use it under every start method (``fork``, ``spawn``, ``forkserver``), provided the
@@ -128,11 +157,36 @@ def image_folder(root: str | Path, transform: object | None = None) -> torch.uti
 
     Returns:
         A ``torchvision.datasets.ImageFolder`` (each item: image tensor, label).
+
+    Raises:
+        FileNotFoundError: the folder holds no image file.
+        ValueError: an image lies outside the class folders its manifest names.
     """
     from torchvision import datasets, transforms
 
-    return datasets.ImageFolder(str(root), transform=transform or transforms.ToTensor(),
-                                loader=_load_image)
+    # allow_empty: an empty class folder (left by an older write) is no error; labels come below
+    ds = datasets.ImageFolder(str(root), transform=transform or transforms.ToTensor(), loader=_load_image,
+                              allow_empty=True)
+    if not ds.samples:
+        raise FileNotFoundError(f"no image files in the class folders of {root}")
+    names = _class_list(read_manifest(root))
+    if names is not None:
+        _label_by_manifest(ds, names)
+    return ds
+
+
+def _label_by_manifest(ds: ImageFolder, names: list[str]) -> None:
+    """Relabel an ``ImageFolder`` in place: each image gets its folder's index in ``names``."""
+    index = {name: i for i, name in enumerate(names)}
+    samples = []
+    for path, _ in ds.samples:
+        folder = Path(os.path.relpath(path, ds.root)).parent.as_posix()
+        if folder not in index:
+            raise ValueError(f"{path} is not in a class folder of {ds.root} (its manifest names {names})")
+        samples.append((path, index[folder]))
+    ds.classes, ds.class_to_idx = names, index
+    ds.samples = ds.imgs = samples
+    ds.targets = [label for _, label in samples]
 
 
 def _load_image(path: str) -> object:

@@ -601,3 +601,60 @@ def test_hidden_test_redaction_of_one_cell():
     text = json.dumps(nb)
     assert "secret value" not in text and "A hidden test failed: AssertionError" in text
     assert nb.cells[0].source == "assert f(1) == 1\n# (hidden tests: not shown)"
+
+
+# --- zip-collect: an unsafe member of an LMS zip is skipped, the rest collected -------------
+
+def test_unsafe_zip_members_are_named_and_dropped():
+    import io
+    import zipfile
+
+    from tools.grading import clean_zip, unsafe_member
+
+    assert [n for n in ["a__x.ipynb", "d/a__x.ipynb", "../a__x.ipynb", "d/../../a", "/etc/a", "..\\a", "C:a"]
+            if unsafe_member(n)] == ["../a__x.ipynb", "d/../../a", "/etc/a", "..\\a", "C:a"]
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("ok__x.ipynb", "{}")
+        zf.writestr("../../deep__x.ipynb", "{}")
+    outer = io.BytesIO()
+    with zipfile.ZipFile(outer, "w") as zf:
+        zf.writestr("a__x.ipynb", "{}")
+        zf.writestr("../b__x.ipynb", "{}")
+        zf.writestr("more.zip", inner.getvalue())
+    data, skipped = clean_zip(io.BytesIO(outer.getvalue()), "week.zip")
+    assert skipped == ["'../b__x.ipynb' in week.zip", "'../../deep__x.ipynb' in week.zip/more.zip"]
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert zf.namelist() == ["a__x.ipynb", "more.zip"]
+        assert zipfile.ZipFile(io.BytesIO(zf.read("more.zip"))).namelist() == ["ok__x.ipynb"]
+    assert clean_zip(io.BytesIO(inner.getvalue().replace(b"../../", b"sub/d/")), "safe.zip") == (None, [])
+
+
+def test_zip_collect_skips_an_unsafe_member_and_collects_the_rest(tmp_path):
+    import zipfile
+
+    a = FIXTURE.name
+    course = make_course(tmp_path, [a])
+    notebook = (course / "notebooks" / a / f"{a}.ipynb").read_text()
+    archive = course / "downloaded" / a / "archive"
+    archive.mkdir(parents=True)
+    with zipfile.ZipFile(archive / "week.zip", "w") as zf:  # the unsafe member between two sound ones
+        zf.writestr(f"alice__{a}.ipynb", notebook)
+        zf.writestr(f"../mallory__{a}.ipynb", notebook)
+        zf.writestr(f"bob__{a}.ipynb", notebook)
+    (archive / f"carol__{a}.ipynb").write_text(notebook)  # a loose file beside the zip
+    original = (archive / "week.zip").read_bytes()
+    proc = tool(course, "tools/grading.py", "zip-collect")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert f"skipped unsafe zip member '../mallory__{a}.ipynb' in downloaded/{a}/archive/week.zip" in out
+    assert sorted(p.parts[-3] for p in course.glob(f"submitted/*/{a}/{a}.ipynb")) == ["alice", "bob", "carol"]
+    assert not list(course.rglob("mallory*")), "the unsafe member must not be written anywhere"
+    assert (archive / "week.zip").read_bytes() == original, "the instructor's download is left as it was"
+    assert not (course / "downloaded" / a / ".archive-checked").exists()
+
+    (archive / f"carol__{a}.ipynb").unlink()
+    with zipfile.ZipFile(archive / "week.zip", "w") as zf:  # nothing sound left: a clear failure
+        zf.writestr(f"../mallory__{a}.ipynb", notebook)
+    proc = tool(course, "tools/grading.py", "zip-collect")
+    assert proc.returncode == 1 and "nothing could be collected" in proc.stdout, proc.stdout + proc.stderr

@@ -123,3 +123,40 @@ def test_two_writers_of_the_same_folder_leave_it_complete(tmp_path):
     assert image_files.read_manifest(tmp_path)["fingerprint"] == image_files._fingerprint(
         (X * 255).round().to(torch.uint8), y, ("0", "1", "2"))
     assert len(cu.image_folder(tmp_path)) == 40
+
+
+def test_subset_missing_classes_keeps_original_labels_through_a_dataloader(tmp_path):
+    # 8 images of a 10-class dataset (lesson 02's smoke profile): classes 2 and 8 have none
+    labels = torch.tensor([0, 1, 3, 4, 5, 6, 7, 9])
+    X = torch.stack([torch.full((1, 4, 4), float(v) / 9) for v in labels])
+    root = cu.write_image_folder(X, labels, tmp_path, skip_existing=True)
+    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == [str(v) for v in labels.tolist()]
+    ds = cu.image_folder(root)
+    assert ds.classes == [str(i) for i in range(10)], "classes stays the full list: classes[label] is its name"
+    loader = torch.utils.data.DataLoader(ds, batch_size=3, shuffle=False)
+    seen = {}
+    for xb, yb in loader:
+        for x, label in zip(xb, yb.tolist()):
+            seen[label] = round(float(x.mean()) * 9)
+    assert seen == {v: v for v in labels.tolist()}, "each image must come back with its original label"
+
+
+def test_labels_follow_the_given_class_order_not_the_sorted_folder_names(tmp_path):
+    names = ("zebra", "ant", "mole")  # sorted folder names would make ant 0, mole 1, zebra 2
+    y = torch.tensor([0, 2, 0, 2])  # 'ant' has no image
+    X = torch.stack([torch.full((1, 3, 3), float(v) / 2) for v in y])
+    ds = cu.image_folder(cu.write_image_folder(X, y, tmp_path, classes=names))
+    assert ds.classes == list(names) and ds.class_to_idx == {"zebra": 0, "ant": 1, "mole": 2}
+    assert sorted((round(float(img.mean()) * 2), label) for img, label in ds) == [(0, 0), (0, 0), (2, 2), (2, 2)]
+
+
+def test_empty_class_folders_of_an_older_write_are_no_error(tmp_path):
+    X, y = _images(6)  # labels 0, 1, 2
+    root = cu.write_image_folder(X, y, tmp_path, skip_existing=True)
+    for c in ("3", "4"):  # what the old writer left: a folder for every class, some empty
+        (root / c).mkdir()
+    assert len(cu.image_folder(root)) == 6
+    cu.write_image_folder(X[y == 0], y[y == 0], root)  # a new write of class 0 only
+    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ["0", "3", "4"]  # not its classes: kept
+    ds = cu.image_folder(root)
+    assert len(ds) == 2 and set(ds.targets) == {0}

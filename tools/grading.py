@@ -18,10 +18,13 @@ exported rows into grades.csv by (student, assignment) and never drops the other
 from __future__ import annotations
 
 import argparse
+import io
+import ntpath
 import os
 import re
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,8 +83,84 @@ def collect(source: Path) -> int:
     return 0 if done else 1
 
 
+CHECKED_ARCHIVE = ".archive-checked"  # downloaded/<a>/<this>: the archive without unsafe members
+
+
+def unsafe_member(name: str) -> bool:
+    """Whether a zip member would be extracted outside its folder (the members setuptools refuses)."""
+    return (name.startswith("/") or "\\" in name or bool(ntpath.splitdrive(name)[0])
+            or ".." in name.split("/"))
+
+
+def clean_zip(source: Path | io.BytesIO, label: str) -> tuple[bytes | None, list[str]]:
+    """(the zip rewritten without its unsafe members, or None when it has none; each skipped one, named).
+
+    Zips inside the zip are cleaned too: nbgrader extracts them as well.
+    """
+    kept, skipped = [], []
+    with zipfile.ZipFile(source) as zf:
+        for info in zf.infolist():
+            if unsafe_member(info.filename):
+                skipped.append(f"{info.filename!r} in {label}")
+                continue
+            data = zf.read(info)
+            if info.filename.endswith(".zip"):
+                try:
+                    inner, bad = clean_zip(io.BytesIO(data), f"{label}/{info.filename}")
+                except zipfile.BadZipFile:  # nbgrader reports it as it always did
+                    inner, bad = None, []
+                data = inner if inner is not None else data
+                skipped += bad
+            kept.append((info, data))
+    if not skipped:
+        return None, []
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for info, data in kept:
+            zf.writestr(info, data)
+    return out.getvalue(), skipped
+
+
+def checked_archive(assignment: str) -> list[str]:
+    """Copy downloaded/<a>/archive/ to CHECKED_ARCHIVE beside it, minus unsafe zip members; name them.
+
+    Nothing is copied (and [] returned) when no zip has an unsafe member. nbgrader's extraction
+    stops at the first unsafe member with an exception, which would leave every sound submission
+    of the download uncollected.
+    """
+    archive = ROOT / "downloaded" / assignment / "archive"
+    cleaned, skipped = {}, []
+    for path in sorted(archive.rglob("*.zip")):
+        try:
+            data, bad = clean_zip(path, str(path.relative_to(ROOT)))
+        except zipfile.BadZipFile:
+            continue
+        if data is not None:
+            cleaned[path.relative_to(archive)], skipped = data, skipped + bad
+    if cleaned:
+        checked = archive.parent / CHECKED_ARCHIVE
+        shutil.rmtree(checked, ignore_errors=True)
+        shutil.copytree(archive, checked)
+        for rel, data in cleaned.items():
+            (checked / rel).write_bytes(data)
+    return skipped
+
+
+def collected_count(log: str) -> int | None:
+    """How many files nbgrader's zip_collect says it collected (None: it does not say)."""
+    found = re.search(r"(\d+) files collected", log)
+    if found:
+        return int(found.group(1))
+    return 0 if "No files found in directory" in log else None
+
+
 def zip_collect(assignments: list[str]) -> int:
-    """Import LMS downloads: downloaded/<a>/archive/<student>__<notebook>.ipynb (or .zip of them)."""
+    """Import LMS downloads: downloaded/<a>/archive/<student>__<notebook>.ipynb (or .zip of them).
+
+    A zip member whose name would be extracted outside the folder (``../x__a.ipynb``, ``/abs``)
+    is skipped with a message naming it, and the rest is collected. Exit status: nbgrader's, or 1
+    when members were skipped and nothing at all could be collected for an assignment.
+    """
     found = sorted(p.parent.name for p in ROOT.glob("downloaded/*/archive") if p.is_dir())
     assignments = assignments or found
     if not assignments:
@@ -89,9 +168,20 @@ def zip_collect(assignments: list[str]) -> int:
         return 1
     status = 0
     for a in assignments:
-        rc, text = nbgrader(["zip_collect", a, "--force"], log=REPORTS / f"zip-collect-{a}.log",
-                            echo=lambda line: line.rstrip() if "WARNING" in line or "files collected" in line
-                            or "ERROR" in line else None)
+        skipped = checked_archive(a)
+        for member in skipped:
+            print(f"skipped unsafe zip member {member}: its name points outside the folder "
+                  "(ask the student to resubmit)")
+        extra = [f"--ZipCollectApp.archive_directory={CHECKED_ARCHIVE}"] if skipped else []
+        try:
+            rc, text = nbgrader(["zip_collect", a, "--force", *extra], log=REPORTS / f"zip-collect-{a}.log",
+                                echo=lambda line: line.rstrip() if "WARNING" in line or "files collected" in line
+                                or "ERROR" in line else None)
+        finally:
+            shutil.rmtree(ROOT / "downloaded" / a / CHECKED_ARCHIVE, ignore_errors=True)
+        if skipped and not rc and collected_count(text) == 0:
+            print(f"{a}: nothing could be collected (every submission found was unsafe)")
+            rc = 1
         status |= rc
     print("next: make check-submissions")
     return status
