@@ -4,25 +4,24 @@ A trick is an argument of :func:`train_step` (autocast dtype and GradScaler, gra
 accumulation, clipping, ``zero_grad`` mode) or of :func:`train` (optimizer, LR scheduler, a
 replacement ``step_fn``, a ``DataLoader``), never a copied loop. :func:`train` never synchronises
 per step: on a GPU each step is bracketed by CUDA events that are read once, at an evaluation or
-at the end, so the host keeps queueing work as a real training loop does.
+at the end, so the host keeps queueing work as a real training loop does. Each step is also on
+the host wall clock, data loading included (:class:`History` says which number is which).
 """
 
 from __future__ import annotations
 
 import itertools
-import statistics
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from .units import format_seconds
 from .data import Dataset, batches
 from .env import autocast, synchronize
+from .history import History
 
 __all__ = ["History", "evaluate", "train", "train_step"]
 
@@ -98,61 +97,6 @@ def evaluate(model: nn.Module, X: torch.Tensor, y: torch.Tensor, *, batch_size: 
     finally:
         model.train(was_training)
     return correct.item() / len(X)
-
-
-@dataclass
-class History:
-    """What :func:`train` recorded: per-step loss, LR and time, and the evaluations."""
-
-    label: str = ""
-    loss: list[float] = field(default_factory=list)
-    lr: list[float] = field(default_factory=list)
-    step_time: list[float] = field(default_factory=list)
-    data_time: list[float] = field(default_factory=list)
-    eval_step: list[int] = field(default_factory=list)
-    eval_accuracy: list[float] = field(default_factory=list)
-    eval_time: list[float] = field(default_factory=list)
-
-    @property
-    def steps(self) -> int:
-        """Number of optimizer steps run."""
-        return len(self.loss)
-
-    @property
-    def wall_time(self) -> list[float]:
-        """Cumulative training time after each step (evaluation excluded)."""
-        out, t = [], 0.0
-        for s in self.step_time:
-            t += s
-            out.append(t)
-        return out
-
-    @property
-    def final_accuracy(self) -> float | None:
-        """The last evaluated accuracy, or None without evaluation."""
-        return self.eval_accuracy[-1] if self.eval_accuracy else None
-
-    def steps_to(self, target: float) -> int | None:
-        """First evaluated step whose accuracy reached ``target``; None if never."""
-        for step, acc in zip(self.eval_step, self.eval_accuracy):
-            if acc >= target:
-                return step
-        return None
-
-    def time_to(self, target: float) -> float | None:
-        """Training seconds until the accuracy first reached ``target``; None if never."""
-        step = self.steps_to(target)
-        return None if step is None else self.wall_time[step - 1]
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the history as a JSON-serialisable dict."""
-        return {"kind": "history", **asdict(self)}
-
-    def __str__(self) -> str:
-        acc = f", accuracy {self.final_accuracy:.3f}" if self.eval_accuracy else ""
-        return (f"{self.label or 'run'}: {self.steps} steps, final loss {self.loss[-1]:.4f}{acc}, "
-                f"median step {format_seconds(statistics.median(self.step_time))}, median data wait "
-                f"{format_seconds(statistics.median(self.data_time) if self.data_time else 0.0)}")
 
 
 class _StepClock:
@@ -244,11 +188,13 @@ def train(
             ``clip_grad_norm``, ``set_to_none``, ``loss_fn``).
 
     Returns:
-        The :class:`History`: ``step_time`` per step (device time from CUDA events on a GPU,
-        host time on a CPU; evaluation excluded) and ``data_time``, the host time spent waiting
-        for each batch and queueing its copy. Nothing syncs per step: losses and event times are
-        read at evaluations and at the end. (A GradScaler reads its inf check once per step: the
-        one documented exception.)
+        The :class:`History`, with each step on two clocks (evaluation excluded from both):
+        ``step_time``, the **device time per step (CUDA events)** on a GPU, host time on a CPU;
+        and ``host_step_time``, the **host wall time per step, data loading included**, whose sum
+        is the elapsed training time, data stalls included. ``data_time`` is the host time spent
+        waiting for each batch and queueing its copy. Nothing syncs per step: losses and event
+        times are read at evaluations and at the end, where the one sync also closes the host
+        clock. (A GradScaler reads its inf check once per step: the one documented exception.)
 
     Raises:
         ValueError: ``steps`` < 1, or evaluation asked for without data to evaluate on.
@@ -267,13 +213,15 @@ def train(
     optimizer = optimizer or torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
     stream = _batch_stream(data, batch_size, seed)
     clock = _StepClock(device)
-    hist = History(label=label)
+    hist = History(label=label, step_clock={"cuda": "device time, CUDA events",
+                                            "mps": "host clock, synchronised per step"}.get(device.type, "host clock"))
     losses: list[torch.Tensor] = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=steps, desc=label or "train", leave=False)
+    boundary = time.perf_counter()  # host wall clock: one step boundary to the next
     try:
         for step in range(1, steps + 1):
             t0 = time.perf_counter()
@@ -290,16 +238,23 @@ def train(
             if bar is not None:
                 bar.update(1)
             if eval_every and (step % eval_every == 0 or step == steps):
-                clock.flush(hist.step_time)
+                clock.flush(hist.step_time)  # the sync an evaluation needs anyway: the queue drains here
+                hist.host_step_time.append(time.perf_counter() - boundary)
                 acc = evaluate(model, eval_data.X_test, eval_data.y_test)
                 hist.eval_step.append(step)
                 hist.eval_accuracy.append(acc)
                 hist.eval_time.append(sum(hist.step_time))
+                boundary = time.perf_counter()  # the evaluation is on neither clock
                 if target is not None and acc >= target:
                     break
+            elif step < steps:  # the last step's boundary is after the sync at the end
+                hist.host_step_time.append(time.perf_counter() - boundary)
+                boundary += hist.host_step_time[-1]
     finally:
         if bar is not None:
             bar.close()
-    clock.flush(hist.step_time)
+    clock.flush(hist.step_time)  # the one sync at the end: the last step's host time includes the drain
+    if len(hist.host_step_time) < len(hist.step_time):
+        hist.host_step_time.append(time.perf_counter() - boundary)
     hist.loss = torch.stack(losses).float().cpu().tolist()  # one sync for all the losses
     return hist
