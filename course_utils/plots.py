@@ -40,7 +40,7 @@ def _axes(ax: Any, figsize: tuple[float, float] = (6, 3.5)) -> Any:
 
 
 def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = None,
-                  title: str = "speed-up (median, 95 % CI)", colors: Sequence[str] | None = None,
+                  title: str = "speed-up (median, 95 % interval)", colors: Sequence[str] | None = None,
                   xlabel: str = "× faster than baseline (log scale)",
                   legend: Sequence[tuple[str, str]] | None = None) -> Any:
     """Speed-ups as points with their intervals on a log axis; 1.0 (no effect) is marked.
@@ -53,7 +53,7 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
             below, grey when it includes 1.
         xlabel: the label of the ratio axis.
         legend: ``(colour, meaning)`` pairs, drawn as a legend below the axes; when omitted the
-            title says "green: faster, red: slower, grey: not resolved" (the default colours).
+            title names the verdict colours (:data:`VERDICT_COLORS`).
 
     Returns:
         The matplotlib axes (one errorbar container per row).
@@ -91,7 +91,8 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
                   fontsize=8, frameon=False, ncol=1)
     else:
-        ax.set_title(f"{title}\ngreen: faster, red: slower, grey: not resolved", fontsize=10)
+        ax.set_title(f"{title}\ngreen: faster, red: slower, grey: not resolvable, orange: control failed",
+                     fontsize=10)
     ax.figure.tight_layout()
     return ax
 
@@ -110,7 +111,10 @@ def plot_comparison(comparison: Comparison | Sequence[Comparison], *, ax: Any = 
         rows.append((f"{trick} vs {base}", c.speedup, *c.ci))
         rows.append((f"A/A: {base} vs {base}", c.aa_speedup, *c.aa_ci))
         colors += [verdict_color(c), "tab:gray"]
-    return plot_speedups(rows, ax=ax, colors=colors)
+    cover = min((c.aa_coverage for c in comps), default=0.99)
+    title = (f"speed-up (median, {comps[0].level * 100:.0f} % interval); A/A control "
+             f"({cover * 100:.1f} % interval)" if comps else "speed-up")
+    return plot_speedups(rows, ax=ax, colors=colors, title=title)
 
 
 def plot_curves(histories: Mapping[str, History] | Sequence[History], *, x: str = "step",

@@ -147,8 +147,9 @@ class Sweep:
         rows.append((f"A/A: {self.baseline} vs {self.baseline}", head.aa_speedup, *head.aa_ci))
         colors.append("tab:gray")
         what = "throughput" if self.items else "speed-up"
-        return plot_speedups(rows, ax=ax, colors=colors, title=f"{what} vs {self.baseline} (median, "
-                             f"{head.level:.0%} interval)", xlabel=f"× the baseline's {what} (log scale)")
+        title = (f"{what} vs {self.baseline} (median, {head.level * 100:.0f} % interval; "
+                 f"A/A control {head.aa_coverage * 100:.1f} %)")
+        return plot_speedups(rows, ax=ax, colors=colors, title=title, xlabel=f"× the baseline's {what} (log scale)")
 
 
 def sweep(
