@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -25,11 +22,11 @@ import pytest
 
 import course_utils as cu
 from course_utils.data import DatasetFallbackWarning
+from tools.run_notebooks import Executed, execute_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.offline
 LOADS_DATA = re.compile(r"\b(load_dataset|image_folder)\s*\(")
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 JOBS = 2  # lessons at once: the test budget is 90 s on 2 cores
 CELL_TIMEOUT_S = 120  # nbgrader_config.py's per-cell limit for autograding
 
@@ -43,41 +40,9 @@ def loads_data(path: Path) -> bool:
 LESSONS = sorted(p for p in ROOT.glob("solutions/[0-9]*/*.ipynb") if loads_data(p))
 
 
-@dataclass
-class Executed:
-    """One lesson run: the first cell error (empty when none), what it printed, how long it took."""
-
-    error: str
-    stdout: str
-    seconds: float
-
-
 def execute(src: Path, out_dir: Path) -> Executed:
-    """Run ``src`` headless in ``out_dir`` as tools/run_notebooks.py does; collect its printed text."""
-    from jupyter_client import KernelManager
-    from nbclient import NotebookClient
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    nb = nbformat.read(src, as_version=4)
-    km = KernelManager(kernel_name="python3", transport="ipc",
-                       connection_file=str(Path(tempfile.mkdtemp(prefix="kernel-")) / "kernel.json"))
-    client = NotebookClient(nb, km=km, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(out_dir)}})
-    t0 = time.perf_counter()
-    error = ""
-    try:
-        client.execute()
-    except Exception as e:  # a cell error, a dead kernel, a timeout: its last lines, without colours
-        lines = ANSI.sub("", f"{type(e).__name__}: {e}").strip().splitlines()
-        error = "\n".join(lines[:4] + ["..."] + lines[-12:]) if len(lines) > 16 else "\n".join(lines)
-    finally:
-        if km.has_kernel:
-            km.shutdown_kernel(now=True)
-        shutil.rmtree(Path(km.connection_file).parent, ignore_errors=True)
-    seconds = time.perf_counter() - t0
-    stdout = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                     if o.get("output_type") == "stream" and o.get("name") == "stdout")
-    return Executed(error, stdout, seconds)
+    """Run ``src`` headless in ``out_dir`` with the executor of ``make run``."""
+    return execute_notebook(src, out_dir, CELL_TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")

@@ -12,16 +12,21 @@ claim.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import course_utils as cu  # noqa: E402
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def select_lessons(names: list[str] | None) -> list[Path]:
@@ -43,15 +48,32 @@ def select_lessons(names: list[str] | None) -> list[Path]:
     return list(dict.fromkeys(chosen))
 
 
-def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str]:
-    """Execute ``src`` into ``build/<slug>/``; return (ok, seconds, error summary)."""
+@dataclass
+class Executed:
+    """One notebook run: the executed notebook, its wall time and the error ("" when it ran clean)."""
+
+    nb: Any
+    seconds: float
+    error: str
+
+    @property
+    def stdout(self) -> str:
+        """Everything the notebook's code cells printed to stdout, in order."""
+        return "".join(o.get("text", "") for c in self.nb.cells if c.cell_type == "code"
+                       for o in c.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
+def execute_notebook(src: Path, out_dir: Path, timeout: int) -> Executed:
+    """Execute ``src`` with ``out_dir`` as its working folder, in a fresh kernel shut down afterwards.
+
+    A cell error, a dead kernel or a timeout is caught: ``error`` keeps its first and last lines,
+    without terminal colours.
+    """
     # the Jupyter stack is needed only here: choosing lessons, and `make reference` without a GPU, work without it
     import nbformat
     from jupyter_client import KernelManager
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
 
-    out_dir = build / src.parent.name
     out_dir.mkdir(parents=True, exist_ok=True)
     nb = nbformat.read(src, as_version=4)
     # IPC sockets: the kernel is local, and ipykernel warns about unencrypted TCP otherwise
@@ -63,17 +85,24 @@ def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str
     error = ""
     try:
         client.execute()
-    except CellExecutionError as e:
-        error = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-    except Exception as e:  # a dead kernel or a timeout: report it, go on with the next lesson
-        error = f"{type(e).__name__}: {e}"
+    except Exception as e:  # a cell error, a dead kernel or a timeout
+        lines = ANSI.sub("", f"{type(e).__name__}: {e}").strip().splitlines()
+        error = "\n".join(lines[:4] + ["..."] + lines[-12:]) if len(lines) > 16 else "\n".join(lines)
     finally:
         if km.has_kernel:  # a client given its kernel manager leaves the kernel to its owner
             km.shutdown_kernel(now=True)
         shutil.rmtree(Path(km.connection_file).parent, ignore_errors=True)
-    seconds = time.perf_counter() - t0
-    nbformat.write(nb, out_dir / src.name)
-    return not error, seconds, error
+    return Executed(nb, time.perf_counter() - t0, error)
+
+
+def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str]:
+    """Execute ``src`` into ``build/<slug>/``; return (ok, seconds, the error's last line)."""
+    import nbformat
+
+    out_dir = build / src.parent.name
+    run = execute_notebook(src, out_dir, timeout)
+    nbformat.write(run.nb, out_dir / src.name)
+    return not run.error, run.seconds, run.error.splitlines()[-1] if run.error else ""
 
 
 def main(argv: list[str] | None = None) -> int:
