@@ -26,7 +26,6 @@ __all__ = ["CONTROL_KEY", "Measured", "measure", "run_checked"]
 
 #: The key of the baseline's second copy (the A/A control); no arm can be given it.
 CONTROL_KEY = "\x00A/A"
-_CONTROL = CONTROL_KEY
 
 
 @dataclass
@@ -69,9 +68,9 @@ def measure(
     Each arm's per-call times have the loop's own per-call cost (an empty block) subtracted, never
     below a tenth of the raw time.
     """
-    keys = (*fns, _CONTROL)
-    run = {**fns, _CONTROL: fns[baseline]}
-    name = {**labels, _CONTROL: labels[baseline]}
+    keys = (*fns, CONTROL_KEY)
+    run = {**fns, CONTROL_KEY: fns[baseline]}
+    name = {**labels, CONTROL_KEY: labels[baseline]}
     start = time.perf_counter()
     with threads(num_threads) as nthreads:
         first = {k: time_calls(run[k], name[k], 1, device) for k in fns}
@@ -79,8 +78,8 @@ def measure(
             for k in fns:
                 time_calls(run[k], name[k], 1, device)
         single = {k: _calibrate(run[k], name[k], min_round_time, device) for k in fns}
-        single[_CONTROL] = single[baseline]
-        calls = plan_calls(single, min_round_time, share={_CONTROL: baseline})
+        single[CONTROL_KEY] = single[baseline]
+        calls = plan_calls(single, min_round_time, share={CONTROL_KEY: baseline})
         overhead = {c: loop_overhead(c, device) for c in set(calls.values())}
         per_round = sum((calls[k] + 1) * single[k] for k in keys)  # +1: the untimed call before each block
         budgeted = rounds is None
@@ -120,7 +119,7 @@ def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hasha
     for k in fns:
         if k == baseline:
             continue
-        c = analyze(m.times[baseline], m.times[_CONTROL], m.times[k], names=(labels[baseline], labels[k]),
+        c = analyze(m.times[baseline], m.times[CONTROL_KEY], m.times[k], names=(labels[baseline], labels[k]),
                     level=level, first_call_s=(m.first_call_s[baseline], m.first_call_s[k]),
                     calls_per_round=m.calls[baseline], trick_calls_per_round=m.calls[k],
                     num_threads=m.num_threads, device=device.type, min_effect=min_effect)
