@@ -12,6 +12,7 @@ from . import (
     data,
     engine,
     env,
+    exercises,
     history,
     labels,
     memory,
@@ -29,7 +30,7 @@ from . import (
     training,
     units,
 )
-from .checks import Calls, assert_close, assert_grads_close, rel_error, spy
+from .checks import Calls, assert_close, assert_grads_close, norm_error, rel_error, spy
 from .comparison import Comparison, analyze
 from .convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
 from .data import DATASETS, Dataset, batches, image_folder, load_dataset, synthetic, write_image_folder
@@ -45,10 +46,11 @@ from .env import (
     seed_everything,
     setup,
 )
+from .exercises import needs
 from .memory import PeakMemory, SavedTensors, param_count, peak_memory, peak_memory_stats, saved_tensors
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, verdict_color
-from .profiling import profile_table
+from .profiling import flop_count, profile_table
 from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
 from .results import CLAIMS, Effect, references, save
@@ -68,15 +70,15 @@ __all__ = [
     "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "Calls",
     "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_targets",
     "Comparison", "comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
-    "DATASETS", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "format_bytes",
-    "format_seconds", "get_profile", "history", "History", "image_folder", "in_colab", "labels",
-    "load_dataset", "make_convnet", "make_mlp", "median_ci", "memory", "MLPConfig", "models",
-    "naive_compare", "param_count", "peak_memory", "peak_memory_stats", "PeakMemory",
-    "pick_amp_dtype", "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "plots",
-    "profile_table", "PROFILES", "profiling", "reading", "readings", "references", "rel_error",
-    "REPO_URL", "report", "results", "rounds", "save", "saved_tensors", "SavedTensors",
-    "Scoreboard", "scoreboard", "seed_everything", "setup", "spy", "stats", "steps_to_target",
-    "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic", "TargetComparison",
-    "TargetResult", "Timing", "timing", "train", "train_step", "training", "units", "verdict_color",
-    "write_image_folder",
+    "DATASETS", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "exercises",
+    "flop_count", "format_bytes", "format_seconds", "get_profile", "history", "History",
+    "image_folder", "in_colab", "labels", "load_dataset", "make_convnet", "make_mlp", "median_ci",
+    "memory", "MLPConfig", "models", "naive_compare", "needs", "norm_error", "param_count",
+    "peak_memory", "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison",
+    "plot_curves", "plot_lr", "plot_speedups", "plots", "profile_table", "PROFILES", "profiling",
+    "reading", "readings", "references", "rel_error", "REPO_URL", "report", "results", "rounds",
+    "save", "saved_tensors", "SavedTensors", "Scoreboard", "scoreboard", "seed_everything", "setup",
+    "spy", "stats", "steps_to_target", "Sweep", "sweep", "sweeps", "SyncCounter", "syncs",
+    "synthetic", "TargetComparison", "TargetResult", "Timing", "timing", "train", "train_step",
+    "training", "units", "verdict_color", "write_image_folder",
 ]

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["Calls", "assert_close", "assert_grads_close", "rel_error", "spy"]
+__all__ = ["Calls", "assert_close", "assert_grads_close", "norm_error", "rel_error", "spy"]
 
 #: What :func:`spy` can watch: a function (or method, ``functools.partial``, builtin such as
 #: ``torch.tensor``), a module (every function defined in it), or a dotted name to import.
@@ -33,6 +33,28 @@ def rel_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
     a, e = torch.as_tensor(actual).double(), torch.as_tensor(expected).double()
     return float(((a - e).abs() / torch.maximum(torch.maximum(a.abs(), e.abs()),
                                                torch.tensor(1e-8, dtype=torch.float64))).max())
+
+
+def norm_error(actual: object, expected: object) -> float:
+    """Norm-wise relative error ``‖a − e‖ / ‖e‖`` (Frobenius norms; 0 when both are zero).
+
+    Unlike :func:`rel_error` (an element-wise maximum, which reaches 2 as soon as one element near
+    zero flips sign), it says how large the difference is against the whole tensor: the measure to
+    print when two gradients are "the same up to rounding". Tensors, numbers or lists of tensors
+    (then the norms run over all of them together).
+    """
+    def flat(x: object) -> torch.Tensor:
+        if isinstance(x, (list, tuple)):
+            return torch.cat([torch.as_tensor(t).detach().double().reshape(-1).cpu() for t in x]) if x \
+                else torch.zeros(0, dtype=torch.float64)
+        return torch.as_tensor(x).detach().double().reshape(-1).cpu()
+    a, e = flat(actual), flat(expected)
+    if a.shape != e.shape:
+        raise ValueError(f"norm_error needs equal sizes, got {tuple(a.shape)} and {tuple(e.shape)}")
+    diff, ref = float(torch.linalg.vector_norm(a - e)), float(torch.linalg.vector_norm(e))
+    if ref == 0.0:
+        return 0.0 if diff == 0.0 else float("inf")
+    return diff / ref
 
 
 def assert_close(actual: object, expected: object, *, rtol: float = 1e-5, atol: float = 1e-8,

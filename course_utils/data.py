@@ -393,7 +393,10 @@ def batches(X: torch.Tensor, y: torch.Tensor, batch_size: int, *, shuffle: bool 
     g = torch.Generator().manual_seed(seed)
     while True:
         idx = torch.randperm(n, generator=g) if shuffle else torch.arange(n)
-        idx = idx.to(X.device)
+        if X.device.type == "cuda":  # a pinned copy does not wait: no sync once per epoch
+            idx = idx.pin_memory().to(X.device, non_blocking=True)
+        else:
+            idx = idx.to(X.device)
         stop = n - n % batch_size if drop_last else n
         for i in range(0, stop, batch_size):
             j = idx[i:i + batch_size]

@@ -2,6 +2,8 @@
 
 One table per lesson at most, where it explains the effect (which ops dominate a step, that
 tensor-core kernels ran under autocast …). The profiler adds overhead: never time with it on.
+:func:`flop_count` counts the floating-point operations of one call (``FlopCounterMode``): a
+deterministic measure of work, to set beside a time ratio or to size a profile.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import torch
 
 from .env import synchronize
 
-__all__ = ["profile_table"]
+__all__ = ["flop_count", "profile_table"]
 
 
 @contextlib.contextmanager
@@ -74,3 +76,18 @@ def profile_table(fn: Callable[[], Any], *, device: torch.device | str = "cpu", 
         synchronize(device)
     key = sort_by or ("self_cuda_time_total" if device.type == "cuda" else "self_cpu_time_total")
     return prof.key_averages().table(sort_by=key, row_limit=row_limit)
+
+
+def flop_count(fn: Callable[[], Any]) -> int:
+    """Floating-point operations of one call of ``fn`` (forward and backward, if it runs one).
+
+    Counted by ``torch.utils.flop_counter.FlopCounterMode`` from the operators' shapes, the same
+    on every device: matrix multiplications and convolutions (2 per multiply-add), attention;
+    element-wise ops, norms and pooling count 0, so a time ratio above the FLOP ratio is the
+    memory-bound work that FLOPs leave out.
+    """
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with FlopCounterMode(display=False) as counter:
+        fn()
+    return int(counter.get_total_flops())

@@ -44,6 +44,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import course_utils as cu
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 FIXTURE = ROOT / "tests" / "fixtures" / "99_fixture"
@@ -367,6 +369,33 @@ def test_solution_scores_full_autograded_marks_without_errors(graded):
 def test_blank_release_scores_zero(graded):
     # lessons: the blank's test cells were replaced by `pass`, so zero also proves they were restored
     assert graded.auto["blank"] == 0 and graded.scores["blank"] == 0, graded.explain("blank")
+
+
+def autograded(graded: Graded, student: str) -> nbformat.NotebookNode:
+    a = graded.assignment
+    return read(graded.course / "autograded" / student / a / f"{a}.ipynb")
+
+
+def output_text(c) -> str:
+    return "".join(o.get("text", "") + "".join(o.get("data", {}).get("text/plain", ""))
+                   for o in c.get("outputs", []))
+
+
+def test_a_solution_never_needs_an_unfinished_exercise(graded):
+    """cu.needs hides a NameError or a stub only in a release: in the solution it must never fire."""
+    fired = [i for i, c in enumerate(autograded(graded, "good").cells)
+             if c.cell_type == "code" and cu.exercises.MESSAGE in output_text(c)]
+    assert not fired, f"{graded.assignment}: cells {fired} of the solution printed cu.needs' message"
+
+
+def test_blank_release_stops_only_where_the_learner_works(graded):
+    """An unfinished exercise fails its own test cells, never a lesson cell cells later (cu.needs)."""
+    nb = autograded(graded, "blank")
+    failed = [(i, o.get("ename"), (o.get("evalue") or "")[:80]) for i, c in enumerate(nb.cells)
+              if c.cell_type == "code" and not (nbg(c).get("grade") or nbg(c).get("solution"))
+              for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not failed, (f"{graded.assignment}: lesson cells fail while an exercise is unfinished; "
+                        f"wrap them in `with cu.needs(\"Exercise N\"):` {failed}")
 
 
 def test_partial_submission_scores_strictly_between(graded):

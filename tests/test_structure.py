@@ -28,9 +28,14 @@ FORBIDDEN = {
     "time.monotonic": "nothing is timed by hand: use cu.compare / cu.benchmark",
     "time.process_time": "nothing is timed by hand: use cu.compare / cu.benchmark",
     "torch.utils.benchmark": "time with cu.benchmark / cu.compare",
+    "num_threads=": "pin CPU threads once, with env.set_threads(1) after the setup cell",
 }
-#: Lesson 00 teaches timing: its learners write a timer and pass it a clock.
-ALLOWED = {"00_measuring": {"timeit"}}
+#: Lesson 00 teaches timing: its learners write a timer and pass it a clock, and it measures
+#: the thread count itself.
+ALLOWED = {"00_measuring": {"timeit", "num_threads="}}
+WRITTEN_POINTS = 3
+EXERCISE = re.compile(r"^### Exercise (\d+) — .+ \((\d+) points?\)$")
+QUESTION = re.compile(r"^### Question (\d+) — .+ \((\d+) points?\)$")
 
 
 MAX_WORDS, TARGET_WORDS = 3000, 2500
@@ -83,9 +88,9 @@ def anatomy_problems(nb, slug):
     badge = f"colab.research.google.com/github/{GITHUB}/blob/main/notebooks/{slug}/{slug}.ipynb"
     if badge not in first or "colab-badge.svg" not in first:
         problems.append("the title cell needs the Open in Colab badge for this lesson")
-    for marker in ("**The claim**", "**What this notebook measures**"):
+    for marker in ("**The claim**:", "**What this notebook measures**:"):
         if marker not in first:
-            problems.append(f"the title cell needs a {marker} paragraph")
+            problems.append(f"the title cell needs a paragraph that starts {marker}")
     headings = [line[3:].strip() for c in cells if c.cell_type == "markdown"
                 for line in c.source.splitlines() if line.startswith("## ")]
     if headings != SECTIONS:
@@ -122,6 +127,7 @@ def anatomy_problems(nb, slug):
         problems.append("every graded cell has points > 0")
     if not written:
         problems.append("at least 1 manually graded written answer")
+    problems += exercise_problems(cells)
     ids = [nbg(c)["grade_id"] for c in cells if nbg(c)]
     if len(ids) != len(set(ids)):
         problems.append(f"grade ids must be unique: {ids}")
@@ -156,6 +162,52 @@ def anatomy_problems(nb, slug):
         problems.append(f'the lesson saves its results with cu.save("{slug}", ...)')
     if any(c.get("outputs") or c.get("execution_count") for c in code):
         problems.append("outputs must be stripped")
+    return problems
+
+
+def exercise_problems(cells) -> list[str]:
+    """Autograded exercises live in The trick (the lesson then times them), written questions in
+    Exercises; headings are numbered in order and carry the points of the cells below them."""
+    problems, section, heading = [], None, None
+    points: dict[str, float] = {}
+    numbers = {"Exercise": [], "Question": []}
+    for i, c in enumerate(cells):
+        if c.cell_type == "markdown":
+            for line in c.source.splitlines():
+                if line.startswith("## "):
+                    section, heading = line[3:].strip(), None
+                for kind, pattern in (("Exercise", EXERCISE), ("Question", QUESTION)):
+                    if line.startswith(f"### {kind}"):
+                        m = pattern.match(line.strip())
+                        if not m:
+                            problems.append(f"cell {i}: write the heading as '### {kind} N — Title (P points)', "
+                                            f"got {line.strip()!r}")
+                            continue
+                        heading = line.strip()
+                        numbers[kind].append(int(m.group(1)))
+                        points[heading] = -float(m.group(2))
+                        want = "The trick" if kind == "Exercise" else "Exercises"
+                        if section != want:
+                            problems.append(f"cell {i}: {heading!r} belongs under '## {want}', not '## {section}'")
+        g = nbg(c)
+        if not g.get("grade"):
+            continue
+        written = c.cell_type == "markdown"
+        if written and g.get("points") != WRITTEN_POINTS:
+            problems.append(f"cell {i}: a written answer is worth {WRITTEN_POINTS} points, got {g.get('points')}")
+        want = "Exercises" if written else "The trick"
+        if section != want:
+            problems.append(f"cell {i}: {'written answers' if written else 'autograded tests'} belong under "
+                            f"'## {want}', not '## {section}'")
+        if heading is None:
+            problems.append(f"cell {i}: a graded cell without an '### Exercise' or '### Question' heading above it")
+        else:
+            points[heading] += g.get("points") or 0
+    for kind, found in numbers.items():
+        if found != list(range(1, len(found) + 1)):
+            problems.append(f"{kind} headings must be numbered 1, 2, … in order, got {found}")
+    problems += [f"{h!r}: the heading's points differ from its graded cells' by {-v:g}"
+                 for h, v in points.items() if v != 0]
     return problems
 
 
@@ -221,3 +273,17 @@ def test_repository_url_is_one_constant():
     assert urls <= {GITHUB}, f"other repository URLs found: {urls - {GITHUB}}"
     for path in SOLUTIONS + RELEASED:
         assert cu.REPO_URL in path.read_text() and GITHUB in path.read_text()
+
+
+def test_misplaced_exercises_and_odd_points_are_caught():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    test = code("assert True")
+    test.metadata["nbgrader"] = {"grade": True, "locked": True, "points": 2, "grade_id": "t"}
+    answer = md("answer")
+    answer.metadata["nbgrader"] = {"grade": True, "solution": True, "points": 2, "grade_id": "q"}
+    cells = [md("## The trick"), md("### Exercise 2 — Late (3 points)"), test,
+             md("## Exercises"), md("### Question — No number (2 points)"), answer]
+    problems = "\n".join(exercise_problems(cells))
+    for expected in ("numbered 1, 2", "heading's points differ", "'### Question N — Title (P points)'",
+                     "worth 3 points"):
+        assert expected in problems, (expected, problems)
