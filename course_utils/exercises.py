@@ -9,7 +9,8 @@ says nothing about why. Wrap such a cell::
 
 While the exercise is unfinished the block stops at the first ``NotImplementedError`` raised by
 notebook code (a stub) or ``NameError``, prints which exercise to finish first, and the notebook
-goes on: the cells that do not need it still run. Every other exception propagates. When the
+goes on: the cells that do not need it still run. A ``NotImplementedError`` with a message (an
+operator missing on a device) is not a stub and propagates. Every other exception propagates. When the
 exercise is done the block runs as if it were not there. The grading tests check that a solution
 never prints the message, so the wrapper cannot hide a bug in a lesson.
 """
@@ -24,6 +25,22 @@ __all__ = ["MESSAGE", "needs"]
 
 #: The first words of what :func:`needs` prints; the grading tests look for them in solutions.
 MESSAGE = "This cell needs"
+
+
+def _is_stub(exc: BaseException, tb: TracebackType | None) -> bool:
+    """Whether ``exc`` is a release stub's bare ``raise NotImplementedError()``.
+
+    Typed into the notebook (the innermost frame is notebook code) with no message, or the same
+    re-raised by a DataLoader from a worker process. A ``NotImplementedError`` with a message (an
+    operator missing on MPS, say) is a real error and propagates.
+    """
+    if not isinstance(exc, NotImplementedError):
+        return False
+    text = str(exc)
+    if not text:
+        return _from_notebook(tb)
+    return text.startswith("Caught NotImplementedError in DataLoader worker") and \
+        text.rstrip().endswith("NotImplementedError")
 
 
 def _from_notebook(tb: TracebackType | None) -> bool:
@@ -56,8 +73,7 @@ class needs:  # noqa: N801 - used as ``with cu.needs(...)`` like a function
                  tb: TracebackType | None) -> bool:
         if exc_type is None:
             return False
-        stub = issubclass(exc_type, NotImplementedError) and _from_notebook(tb)
-        if not (stub or issubclass(exc_type, NameError)):
+        if not (issubclass(exc_type, NameError) or (exc is not None and _is_stub(exc, tb))):
             return False
         self.skipped = True
         what = " and ".join(self.exercises)

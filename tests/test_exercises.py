@@ -28,6 +28,27 @@ def test_a_stub_typed_in_the_notebook_is_skipped(capsys):
     assert block.skipped and "Exercise 1 and Exercise 3" in capsys.readouterr().out
 
 
+def test_a_stub_raised_in_a_dataloader_worker_is_skipped(capsys):
+    import torch
+
+    scope: dict = {}
+    exec(compile("def item(i):\n    raise NotImplementedError()\n", "<ipython-input-4>", "exec"), scope)
+    loader = torch.utils.data.DataLoader(range(2), num_workers=1,
+                                         collate_fn=lambda b: scope["item"](b))
+    with cu.needs("Exercise 1") as block:
+        next(iter(loader))
+    assert block.skipped
+
+
+def test_a_not_implemented_error_with_a_message_propagates():
+    scope: dict = {}
+    exec(compile("def op(x):\n    raise NotImplementedError('aten::foo is not implemented for MPS')\n",
+                 "<ipython-input-5>", "exec"), scope)
+    with pytest.raises(NotImplementedError, match="MPS"):
+        with cu.needs("Exercise 1"):
+            scope["op"](1)
+
+
 def test_a_library_not_implemented_error_propagates():
     with pytest.raises(NotImplementedError):  # raised outside notebook code: a real error
         with cu.needs("Exercise 1"):
