@@ -33,7 +33,16 @@ from . import (
 from .checks import Calls, assert_close, assert_grads_close, norm_error, rel_error, spy
 from .comparison import Comparison, analyze
 from .convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
-from .data import DATASETS, Dataset, batches, image_folder, load_dataset, synthetic, write_image_folder
+from .data import (
+    DATASETS,
+    Dataset,
+    batches,
+    image_folder,
+    load_dataset,
+    synthetic,
+    worker_counts,
+    write_image_folder,
+)
 from .env import (
     PROFILES,
     Env,
@@ -47,14 +56,24 @@ from .env import (
     setup,
 )
 from .exercises import needs
-from .memory import PeakMemory, SavedTensors, param_count, peak_memory, peak_memory_stats, saved_tensors
+from .memory import (
+    PeakMemory,
+    SavedTensors,
+    fits,
+    is_out_of_memory,
+    memory_cap,
+    param_count,
+    peak_memory,
+    peak_memory_stats,
+    saved_tensors,
+)
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, verdict_color
-from .profiling import flop_count, profile_table
+from .profiling import flop_count, op_counts, profile_table
 from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
 from .results import CLAIMS, Effect, references, save
-from .stats import median_ci
+from .stats import mean_ci, median_ci
 from .sweeps import Sweep, sweep
 from .syncs import SyncCounter, count_syncs
 from .timing import Timing, benchmark, compare, naive_compare
@@ -69,16 +88,17 @@ REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 __all__ = [
     "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "Calls",
     "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_targets",
-    "Comparison", "comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
+    "comparison", "Comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
     "DATASETS", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "exercises",
-    "flop_count", "format_bytes", "format_seconds", "get_profile", "history", "History",
-    "image_folder", "in_colab", "labels", "load_dataset", "make_convnet", "make_mlp", "median_ci",
-    "memory", "MLPConfig", "models", "naive_compare", "needs", "norm_error", "param_count",
-    "peak_memory", "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison",
-    "plot_curves", "plot_lr", "plot_speedups", "plots", "profile_table", "PROFILES", "profiling",
-    "reading", "readings", "references", "rel_error", "REPO_URL", "report", "results", "rounds",
-    "save", "saved_tensors", "SavedTensors", "Scoreboard", "scoreboard", "seed_everything", "setup",
-    "spy", "stats", "steps_to_target", "Sweep", "sweep", "sweeps", "SyncCounter", "syncs",
-    "synthetic", "TargetComparison", "TargetResult", "Timing", "timing", "train", "train_step",
-    "training", "units", "verdict_color", "write_image_folder",
+    "fits", "flop_count", "format_bytes", "format_seconds", "get_profile", "History", "history",
+    "image_folder", "in_colab", "is_out_of_memory", "labels", "load_dataset", "make_convnet",
+    "make_mlp", "mean_ci", "median_ci", "memory", "memory_cap", "MLPConfig", "models",
+    "naive_compare", "needs", "norm_error", "op_counts", "param_count", "peak_memory",
+    "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison", "plot_curves",
+    "plot_lr", "plot_speedups", "plots", "profile_table", "PROFILES", "profiling", "reading",
+    "readings", "references", "rel_error", "REPO_URL", "report", "results", "rounds", "save",
+    "saved_tensors", "SavedTensors", "scoreboard", "Scoreboard", "seed_everything", "setup", "spy",
+    "stats", "steps_to_target", "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic",
+    "TargetComparison", "TargetResult", "Timing", "timing", "train", "train_step", "training",
+    "units", "verdict_color", "worker_counts", "write_image_folder",
 ]

@@ -51,8 +51,10 @@ class TargetResult:
     """Steps (and time) to a target accuracy over several seeds.
 
     ``steps`` are interpolated crossings (see :func:`crossing_step`), None where a seed never got
-    there; ``step_time`` is the median step time of these runs, for the printout only: a verdict
-    uses an interleaved step-time comparison instead.
+    there; ``step_time`` is the step time the printout multiplies by, and ``step_basis`` where it
+    came from: "these runs' own clock" (the median of the runs' own step times, which differ
+    between arms run one after the other, so never a comparison), or the interleaved comparison
+    it was given from. A verdict always uses an interleaved step-time comparison instead.
     """
 
     label: str
@@ -60,6 +62,7 @@ class TargetResult:
     seeds: list[int]
     steps: list[float | None]
     step_time: float
+    step_basis: str = "these runs' own clock"
 
     @property
     def reached(self) -> int:
@@ -87,7 +90,7 @@ class TargetResult:
                     f"(steps per seed: {per_seed})")
         return (f"{self.label}: {med:.0f} steps to {self.target:.0%} (median of {len(self.seeds)} "
                 f"seeds; per seed: {per_seed}) ≈ {format_seconds(self.time_to_target or 0)} "
-                f"at {format_seconds(self.step_time)} per step (these runs' own clock)")
+                f"at {format_seconds(self.step_time)} per step ({self.step_basis})")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the result as a JSON-serialisable dict (``kind`` = ``"target"``)."""
@@ -96,7 +99,8 @@ class TargetResult:
 
 
 def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequence[int] = tuple(range(MIN_SEEDS)),
-                    label: str = "", step_time: float | None = None) -> TargetResult:
+                    label: str = "", step_time: float | None = None,
+                    step_basis: str | None = None) -> TargetResult:
     """Run ``run(seed)`` for every seed and collect the (interpolated) steps to ``target`` accuracy.
 
     Each run starts from :func:`~course_utils.env.seed_everything` (so model init follows the
@@ -107,8 +111,12 @@ def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequ
         target: the test accuracy to reach.
         seeds: the seeds; a seed-level verdict needs at least 6 (the default), paired between arms.
         label: a name for the printout.
-        step_time: seconds per step for the printout; by default the median of the runs' own
-            step times. Verdicts never use it (see :func:`compare_targets`).
+        step_time: seconds per step for the printout, best taken from an interleaved comparison
+            (``sweep.median_s(arm)`` or ``comparison.median_s``); by default the median of the
+            runs' own step times, which are not comparable between arms run one after the
+            other. Verdicts never use it (see :func:`compare_targets`).
+        step_basis: where ``step_time`` came from, for the printout ("interleaved comparison"
+            when ``step_time`` is given without it).
 
     Returns:
         A :class:`TargetResult` with the steps per seed and the step time.
@@ -122,8 +130,11 @@ def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequ
         hist = run(seed)
         steps.append(crossing_step(hist.eval_step, hist.eval_accuracy, target))
         times.extend(hist.step_time)
-    return TargetResult(label=label, target=target, seeds=list(seeds), steps=steps,
-                        step_time=step_time if step_time is not None else statistics.median(times))
+    if step_time is None:
+        return TargetResult(label=label, target=target, seeds=list(seeds), steps=steps,
+                            step_time=statistics.median(times))
+    return TargetResult(label=label, target=target, seeds=list(seeds), steps=steps, step_time=step_time,
+                        step_basis=step_basis or "interleaved comparison")
 
 
 def _seed_ratio(base: float | None, trick: float | None) -> float:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import pickle
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +43,7 @@ __all__ = [
     "prepare_fashionmnist",
     "subset",
     "synthetic",
+    "worker_counts",
     "write_image_folder",
 ]
 
@@ -377,6 +378,40 @@ def synthetic(n: int, shape: tuple[int, ...], num_classes: int = 10, *, seed: in
     X = torch.randn((n, *shape), generator=g)
     y = torch.randint(0, num_classes, (n,), generator=g)
     return X.to(device), y.to(device)
+
+
+def worker_counts(cpus: int, batches_per_epoch: int, *, also: Iterable[int] = ()) -> list[int]:
+    """The ``num_workers`` values worth sweeping: 0, 1, 2, 4 … up to ``min(cpus + 1, batches_per_epoch)``.
+
+    A worker makes whole batches, so an epoch of B batches keeps at most B workers busy, and
+    workers beyond the CPUs the process may use only take turns (one past them shows that). The
+    counts are 0, the powers of two below the cap, ``cpus`` and the cap itself, each at most the
+    cap. ``also`` adds counts to check (a rule of thumb such as 4 per GPU the process drives);
+    those above the cap are left out, since they could only sit idle or take turns.
+
+    ``worker_counts(2, 24)`` is ``[0, 1, 2, 3]``; ``worker_counts(16, 16)`` is
+    ``[0, 1, 2, 4, 8, 16]``; ``worker_counts(8, 1)`` is ``[0, 1]``.
+
+    Args:
+        cpus: CPUs this process may use (``os.sched_getaffinity``, not ``os.cpu_count()``).
+        batches_per_epoch: ``len(loader)`` for one epoch.
+        also: further counts to include when they are within the cap.
+
+    Returns:
+        Sorted distinct counts, 0 first.
+
+    Raises:
+        ValueError: ``cpus`` or ``batches_per_epoch`` below 1, or a negative count in ``also``.
+    """
+    for name, value in (("cpus", cpus), ("batches_per_epoch", batches_per_epoch)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    extra = [int(n) for n in also]
+    if any(n < 0 for n in extra):
+        raise ValueError(f"worker counts cannot be negative, got {extra}")
+    cap = min(int(cpus) + 1, int(batches_per_epoch))
+    counts = {0, cap, min(int(cpus), cap)} | {2**k for k in range(cap.bit_length()) if 2**k <= cap}
+    return sorted(counts | {n for n in extra if n <= cap})
 
 
 def batches(X: torch.Tensor, y: torch.Tensor, batch_size: int, *, shuffle: bool = True,

@@ -1,9 +1,14 @@
-"""Memory accounting: bytes saved for backward (exact, any device), peak CUDA memory, parameters."""
+"""Memory accounting and out-of-memory handling.
+
+Bytes saved for backward (exact, any device), peak CUDA memory, parameters; what counts as an
+out-of-memory error, one guarded try of a step, and a cap on the CUDA allocator.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,8 +17,8 @@ import torch
 from .env import synchronize
 from .units import format_bytes
 
-__all__ = ["PeakMemory", "SavedTensors", "format_bytes", "param_count", "peak_memory", "peak_memory_stats",
-           "saved_tensors"]
+__all__ = ["CUDNN_OOM_MARKERS", "PeakMemory", "SavedTensors", "fits", "format_bytes", "is_out_of_memory",
+           "memory_cap", "param_count", "peak_memory", "peak_memory_stats", "saved_tensors"]
 
 
 @dataclass
@@ -164,3 +169,92 @@ def peak_memory(fn: Callable[[], Any], device: torch.device | str) -> int | None
 def param_count(model: torch.nn.Module, *, trainable_only: bool = False) -> int:
     """Number of parameters (elements) of ``model``; shared parameters count once."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
+
+
+#: Messages of the ``RuntimeError`` cuDNN raises when it cannot allocate a workspace, typically near a
+#: memory cap: an out-of-memory in all but name (the allocator's own error is ``torch.OutOfMemoryError``).
+CUDNN_OOM_MARKERS = ("GET was unable to find an engine", "CUDNN_STATUS_ALLOC_FAILED")
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` means "this step does not fit in memory".
+
+    True for ``torch.OutOfMemoryError`` (``torch.cuda.OutOfMemoryError`` is the same class) and for a
+    ``RuntimeError`` whose message contains one of :data:`CUDNN_OOM_MARKERS` (cuDNN finding no
+    algorithm whose workspace fits). False for every other exception, including a ``RuntimeError``
+    that merely mentions memory or CUDA ("an illegal memory access was encountered"): a search that
+    took those for "too big" would hide a bug.
+    """
+    if isinstance(exc, torch.OutOfMemoryError):
+        return True
+    return isinstance(exc, RuntimeError) and any(marker in str(exc) for marker in CUDNN_OOM_MARKERS)
+
+
+def _free_caches() -> None:
+    gc.collect()
+    torch.cuda.empty_cache()  # a no-op when CUDA was never initialised
+
+
+def fits(step: Callable[[], Any]) -> bool:
+    """Run ``step()`` once: True when it ran, False when it ran out of memory (:func:`is_out_of_memory`).
+
+    After an out-of-memory error the exception (and with it the failed step's frames and tensors) is
+    dropped *before* ``gc.collect()`` and ``torch.cuda.empty_cache()`` run, so the memory it held is
+    really returned. Every other exception propagates unchanged.
+
+    Raises:
+        TypeError: ``step`` is not callable.
+    """
+    if not callable(step):
+        raise TypeError(f"step must be a callable taking no arguments, got {type(step).__name__}")
+    try:
+        step()
+        return True
+    except (torch.OutOfMemoryError, RuntimeError) as e:
+        if not is_out_of_memory(e):
+            raise
+    # here the except block has ended: the exception and its traceback are gone
+    _free_caches()
+    return False
+
+
+def _indexed(device: torch.device | str) -> torch.device:
+    device = torch.device(device)
+    if device.type == "cuda" and device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())
+    return device
+
+
+@contextlib.contextmanager
+def memory_cap(budget_bytes: int, device: torch.device | str) -> Iterator[int | None]:
+    """Cap the CUDA caching allocator at what it holds now plus ``budget_bytes``, inside the block.
+
+    ``torch.cuda.set_per_process_memory_fraction`` needs an indexed device (a bare ``"cuda"``
+    raises ``ValueError``): the current device is used for it. Before the cap is set, caches are
+    freed (``gc.collect()``, ``empty_cache()``); afterwards the fraction goes back to what it was
+    (1.0 where torch cannot tell) and caches are freed again, also when the block raised. Off CUDA
+    nothing is capped and the block runs with ``None``.
+
+    Yields:
+        The cap in bytes (what the allocator may reserve in all), None off CUDA.
+
+    Raises:
+        ValueError: ``budget_bytes`` is not positive.
+    """
+    if not budget_bytes > 0:
+        raise ValueError(f"budget_bytes must be positive, got {budget_bytes}")
+    device = _indexed(device)
+    if device.type != "cuda":
+        yield None
+        return
+    get = getattr(torch.cuda, "get_per_process_memory_fraction", None)
+    before = float(get(device)) if get is not None else 1.0
+    _free_caches()
+    total = torch.cuda.get_device_properties(device).total_memory
+    cap = min(total, int(torch.cuda.memory_reserved(device)) + int(budget_bytes))
+    torch.cuda.set_per_process_memory_fraction(cap / total, device)
+    try:
+        yield cap
+    finally:
+        torch.cuda.set_per_process_memory_fraction(before, device)
+        _free_caches()

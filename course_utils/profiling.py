@@ -4,10 +4,13 @@ One table per lesson at most, where it explains the effect (which ops dominate a
 tensor-core kernels ran under autocast …). The profiler adds overhead: never time with it on.
 :func:`flop_count` counts the floating-point operations of one call (``FlopCounterMode``): a
 deterministic measure of work, to set beside a time ratio or to size a profile.
+:func:`op_counts` counts the ATen operators one call dispatches (a ``TorchDispatchMode``): which
+ops a change adds or removes, exactly, where a profiler table shows only the slowest rows.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import sys
@@ -18,7 +21,7 @@ import torch
 
 from .env import synchronize
 
-__all__ = ["flop_count", "profile_table"]
+__all__ = ["flop_count", "op_counts", "profile_table"]
 
 
 @contextlib.contextmanager
@@ -91,3 +94,41 @@ def flop_count(fn: Callable[[], Any]) -> int:
     with FlopCounterMode(display=False) as counter:
         fn()
     return int(counter.get_total_flops())
+
+
+def op_counts(fn: Callable[[], Any], *, namespace: str | None = "aten") -> collections.Counter[str]:
+    """How many times one call of ``fn`` dispatched each operator, e.g. ``{"aten::zero_": 6, ...}``.
+
+    Counted by a ``TorchDispatchMode`` below autograd, so backward's ops (``AccumulateGrad``'s
+    ``aten::add_`` into an existing gradient) count too, on any device, without timing anything.
+    Deterministic for deterministic code: subtract two counters to see what a change adds
+    (``op_counts(a) - op_counts(b)`` keeps the positive differences).
+
+    Args:
+        fn: a callable taking no arguments (one training step …); run once, under the mode.
+        namespace: keep only operators of this namespace ("aten"); None keeps every one
+            (``profiler::`` markers included).
+
+    Returns:
+        A ``collections.Counter`` from operator name (``"aten::add_"``, overload left out) to calls.
+
+    Raises:
+        TypeError: ``fn`` is not callable.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be a callable taking no arguments, got {type(fn).__name__}")
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    counts: collections.Counter[str] = collections.Counter()
+
+    class _Count(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+            counts[func._schema.name] += 1
+            return func(*args, **(kwargs or {}))
+
+    with _Count():
+        fn()
+    if namespace is not None:
+        prefix = f"{namespace}::"
+        counts = collections.Counter({k: v for k, v in counts.items() if k.startswith(prefix)})
+    return counts

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 __all__ = [
+    "mean_ci",
     "CONTROL_FAILED",
     "CONTROL_LEVEL",
     "MIN_SEEDS",
@@ -213,3 +214,28 @@ def runs_test_p(values: Sequence[float]) -> float:
 def seed_coverage(n: int) -> float:
     """Coverage of ``[min, max]`` of ``n`` paired per-seed ratios as an interval for their median."""
     return 1.0 - 2.0 ** (1 - n)
+
+
+def mean_ci(values: Sequence[float], level: float = 0.95, *, n_boot: int = 4000,
+            seed: int = 0) -> tuple[float, float, float]:
+    """The mean of ``values`` and a percentile-bootstrap interval for it: ``(mean, low, high)``.
+
+    For a comparison's per-round ratios (``c.aa_ratios``, ``c.ratios``) beside the median and its
+    order-statistic interval that :func:`~course_utils.timing.compare` reports: one stalled round
+    (a ratio of 3 among ratios near 1) pulls the mean and widens this interval, while the median
+    ignores it. A display, not a verdict: with few rounds a bootstrap covers less than ``level``.
+
+    Raises:
+        ValueError: fewer than 2 values, a non-finite value, or ``level`` not in (0, 1).
+    """
+    data = np.asarray(values, dtype=float)
+    if data.ndim != 1 or data.size < 2:
+        raise ValueError(f"mean_ci needs at least 2 values, got {data.size}")
+    if not np.all(np.isfinite(data)):
+        raise ValueError("mean_ci needs finite values")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be strictly between 0 and 1, got {level}")
+    rng = np.random.default_rng(seed)
+    means = rng.choice(data, size=(n_boot, data.size), replace=True).mean(axis=1)
+    tail = (1.0 - level) / 2.0
+    return float(data.mean()), float(np.quantile(means, tail)), float(np.quantile(means, 1.0 - tail))

@@ -95,3 +95,31 @@ def test_unreached_seeds_and_serialisation():
     assert d["steps_ratios"][0] == "nan" and d["kind"] == "target_comparison"
     with pytest.raises(ValueError, match="same seeds"):
         cu.compare_targets(base, result("x", [1, 2], seeds=[0, 1]))
+
+
+def test_a_given_step_time_says_where_it_came_from():
+    """Separate runs' step times are labelled as such; an interleaved one replaces them in the printout."""
+    import course_utils.training  # noqa: F401 - History
+
+    def run(seed):
+        return cu.History(loss=[1.0] * 4, step_time=[0.5, 0.5, 0.5, 0.5], eval_step=[2, 4],
+                          eval_accuracy=[0.7, 0.9])
+
+    own = cu.steps_to_target(run, 0.8, seeds=[0, 1])
+    assert own.step_time == 0.5 and "these runs' own clock" in str(own)
+    given = cu.steps_to_target(run, 0.8, seeds=[0, 1], step_time=0.002, step_basis="interleaved sweep")
+    assert given.step_time == 0.002 and "interleaved sweep" in str(given) and "own clock" not in str(given)
+    assert given.steps == pytest.approx([3.0, 3.0]) and given.to_dict()["step_basis"] == "interleaved sweep"
+    assert "interleaved comparison" in str(cu.steps_to_target(run, 0.8, seeds=[0], step_time=0.002))
+
+
+def test_a_tie_made_by_identical_runs_is_a_tie_not_disagreement():
+    """Two schedules that give the same LR at every step take the same interpolated steps: a tie."""
+    a = result("yours", [371.4, 390.0, 412.5, 369.2, 369.9, 371.0])
+    b = result("torch", [371.4, 390.0, 412.5, 369.2, 369.9, 371.0])
+    c = cu.compare_targets(a, b, step_comparison=steps_cmp(1.0, 0.98, 1.02, "not resolvable on this hardware"))
+    assert c.tie and "a tie" in c.summary() and "disagree" not in c.summary()
+    # interpolation separates runs that the old 25-step grid made equal (400 vs 400)
+    s1 = crossing_step([375, 400], [0.815, 0.83], 0.82)
+    s2 = crossing_step([375, 400], [0.80, 0.821], 0.82)
+    assert 375 < s1 < s2 < 400

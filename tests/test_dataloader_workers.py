@@ -114,3 +114,42 @@ def test_the_course_dataset_pickles_by_reference(png_root):
     assert b"__main__" not in blob, "the dataset refers to __main__, which a spawn worker cannot import"
     again = pickle.loads(blob)
     assert torch.equal(again[0][0], ds[0][0]) and again.classes == ds.classes
+
+
+@pytest.mark.parametrize("cpus, batches, also, expected", [
+    (2, 24, (), [0, 1, 2, 3]),               # the cpu profile on a 2-CPU machine: one worker past the CPUs
+    (16, 16, (), [0, 1, 2, 4, 8, 16]),       # 16 batches per epoch: a 17th worker would sit idle
+    (16, 34, (4,), [0, 1, 2, 4, 8, 16, 17]),  # a 16-CPU GPU box with images scaled to the CPUs
+    (8, 1, (), [0, 1]),                      # one batch per epoch (the smoke profile)
+    (1, 5, (), [0, 1, 2]),
+    (3, 100, (32,), [0, 1, 2, 3, 4]),        # "4 × 8 GPUs" = 32 is past the cap: left out
+    (6, 100, (5,), [0, 1, 2, 4, 5, 6, 7]),
+])
+def test_worker_counts_to_sweep_stop_at_the_cpus_plus_one_or_the_batches(cpus, batches, also, expected):
+    got = cu.data.worker_counts(cpus, batches, also=also)
+    assert got == expected
+    assert got[0] == 0 and max(got) == min(cpus + 1, batches) and got == sorted(set(got))
+
+
+@pytest.mark.parametrize("bad", [dict(cpus=0, batches_per_epoch=4), dict(cpus=2, batches_per_epoch=0),
+                                 dict(cpus=2.5, batches_per_epoch=4), dict(cpus=True, batches_per_epoch=4),
+                                 dict(cpus=2, batches_per_epoch=4, also=(-1,))])
+def test_worker_counts_refuses_impossible_sizes(bad):
+    with pytest.raises(ValueError):
+        cu.data.worker_counts(**bad)
+
+
+def test_lesson_02_sweeps_the_library_counts_and_one_process_s_rule():
+    """The lesson sweeps cu.data.worker_counts, and its "4 × GPUs" counts the GPUs this process drives.
+
+    Counting torch.cuda.device_count() gave 32 workers for one process on an 8-GPU node: each process
+    of a multi-GPU run has its own loader, so the rule is 4 per process (one GPU each).
+    """
+    import json
+    from pathlib import Path
+
+    lesson = Path(__file__).parents[1] / "solutions/02_dataloader_workers/02_dataloader_workers.ipynb"
+    nb = json.loads(lesson.read_text())
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert "worker_counts(" in code
+    assert "device_count()" not in code, "the rule of thumb must not count every GPU of the node for one process"

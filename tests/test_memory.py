@@ -119,3 +119,95 @@ def test_peak_memory_counts_only_what_fn_adds(monkeypatch):
                           "(the allocator reserved up to 320.00 MiB on cuda:0)")
     fake.alloc(1024 * mib)  # more resident before: the same fn, the same peak
     assert cu.peak_memory(fn, torch.device("cuda", 0)) == 64 * mib
+
+
+# --- out-of-memory recognition, one guarded try, the allocator cap ---
+
+import weakref  # noqa: E402
+
+
+@pytest.mark.parametrize("exc, oom", [
+    (torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"), True),
+    (torch.cuda.OutOfMemoryError("the same class"), True),
+    (RuntimeError("GET was unable to find an engine to execute this computation"), True),
+    (RuntimeError("cuDNN error: CUDNN_STATUS_ALLOC_FAILED"), True),
+    (RuntimeError("CUDA error: an illegal memory access was encountered"), False),
+    (RuntimeError("Expected all tensors to be on the same device, but found cuda:0 and cpu"), False),
+    (RuntimeError("memory format channels_last is not supported"), False),
+    (RuntimeError("cuDNN error: CUDNN_STATUS_BAD_PARAM"), False),
+    (ValueError("GET was unable to find an engine"), False),  # the marker, but not a RuntimeError
+    (MemoryError("host out of memory"), False),
+])
+def test_is_out_of_memory(exc, oom):
+    assert memory.is_out_of_memory(exc) is oom
+
+
+class Payload:
+    """Stands for a failed step's tensors: its frame, kept by the traceback, holds one."""
+
+
+def test_fits_frees_caches_only_after_the_failed_step_is_dropped(monkeypatch):
+    alive, events = [], []
+
+    def cleanup(name):
+        def record(*args, **kwargs):
+            events.append((name, [r() is not None for r in alive]))
+            return 0
+        return record
+
+    monkeypatch.setattr(gc, "collect", cleanup("gc"))
+    monkeypatch.setattr(torch.cuda, "empty_cache", cleanup("empty_cache"))
+
+    def step(kind=None, message=""):
+        def run():  # the error is raised here, as a real step raises it: nothing outside holds it
+            payload = Payload()
+            alive.append(weakref.ref(payload))
+            if kind is not None:
+                raise kind(message)
+        return run
+
+    assert memory.fits(step()) is True and events == []
+    for kind, message in ((torch.OutOfMemoryError, "fake"), (RuntimeError, "cuDNN error: CUDNN_STATUS_ALLOC_FAILED")):
+        events.clear()
+        assert memory.fits(step(kind, message)) is False
+        assert [name for name, _ in events] == ["gc", "empty_cache"]
+        assert not any(any(held) for _, held in events), f"caches freed while the failed step was referenced: {events}"
+    for kind, message in ((RuntimeError, "CUDA error: an illegal memory access was encountered"), (KeyError, "x")):
+        events.clear()
+        with pytest.raises(kind):
+            memory.fits(step(kind, message))
+        assert events == []
+    with pytest.raises(TypeError, match="callable"):
+        memory.fits(3)
+
+
+def test_memory_cap_off_cuda_runs_the_block_uncapped():
+    with memory.memory_cap(2**20, "cpu") as cap:
+        assert cap is None
+    with pytest.raises(ValueError, match="positive"):
+        with memory.memory_cap(0, "cpu"):
+            pass
+
+
+def test_memory_cap_passes_an_indexed_device_and_restores(monkeypatch):
+    calls = []
+    gib = 2**30
+
+    def set_fraction(fraction, device=None):
+        device = torch.device(device) if device is not None else None
+        if device is None or device.index is None:  # what torch does with a bare "cuda"
+            raise ValueError("Expected a torch.device with a specified index or an integer, but got:cuda")
+        calls.append((round(fraction, 6), str(device)))
+
+    monkeypatch.setattr(torch.cuda, "set_per_process_memory_fraction", set_fraction)
+    monkeypatch.setattr(torch.cuda, "get_per_process_memory_fraction", lambda device=None: 0.5, raising=False)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "memory_reserved", lambda device=None: 2 * gib)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device: type("P", (), {"total_memory": 16 * gib}))
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: calls.append("empty_cache"))
+    monkeypatch.setattr(gc, "collect", lambda *a, **k: 0)
+    with pytest.raises(RuntimeError, match="inside"):
+        with memory.memory_cap(2 * gib, "cuda") as cap:
+            assert cap == 4 * gib
+            raise RuntimeError("inside the block")
+    assert calls == ["empty_cache", (0.25, "cuda:1"), (0.5, "cuda:1"), "empty_cache"]
