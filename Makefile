@@ -4,6 +4,10 @@
 
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV   := .venv
+# `PY=python3 make reference` (or `make reference PY=python3`): the reference run with a Python that
+# has its own torch, without the course's .venv. Read before PY is set below.
+REF_PY_GIVEN := $(filter environment command line,$(origin PY))
+REF_PY       := $(PY)
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # JupyterLab refuses to start as root (containers, Colab-like VMs) unless told it may.
@@ -11,7 +15,7 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help data run reference test lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
+.PHONY: help data run reference wheelhouse test lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -29,8 +33,18 @@ data: $(STAMP)  ## Fashion-MNIST into the data cache (Debian package, else downl
 run: $(STAMP) data  ## execute every lesson (A="02 17": some) headless into build/, then print the scoreboard
 	$(PY) tools/run_notebooks.py $(if $(A),--lessons $(A))
 
-reference: $(STAMP) data  ## on a CUDA GPU: every lesson in the gpu profile into results/reference/<machine-id>/
-	$(PY) tools/make_reference.py $(if $(A),--lessons $(A))
+# With PY given, or with COURSE_OFFLINE=1, `make reference` needs neither the .venv (pip against the
+# registry) nor `make data` (apt-get): tools/make_reference.py installs what is missing from wheelhouse/
+# and finds Fashion-MNIST through COURSE_DATA itself.
+REF_OFFLINE := $(filter-out 0,$(strip $(COURSE_OFFLINE)))
+REF_DEPS    := $(if $(REF_PY_GIVEN)$(REF_OFFLINE),,$(STAMP) data)
+REF_RUN     := $(if $(REF_PY_GIVEN),$(REF_PY),$(if $(REF_OFFLINE),$(if $(wildcard $(PY)),$(PY),python3),$(PY)))
+
+reference: $(REF_DEPS)  ## on a CUDA GPU: every lesson in the gpu profile into results/reference/<machine-id>/ (PY=python3: any torch >= 2.4)
+	$(REF_RUN) tools/make_reference.py $(if $(A),--lessons $(A)) $(REF_ARGS)
+
+wheelhouse:  ## wheels for `make reference` on a Python without the Jupyter stack (cp311, cp312), + Fashion-MNIST .gz in data/
+	$(if $(REF_PY_GIVEN),$(REF_PY),$(if $(wildcard $(PY)),$(PY),$(PYTHON))) tools/wheelhouse.py
 
 test: $(STAMP) data  ## unit tests, structure, every lesson autograded good + blank (smoke profile)
 	$(PY) -m pytest

@@ -1,12 +1,18 @@
-"""The CUDA paths, on a real GPU: event timing, peak memory, fp16 with a GradScaler, bf16, no per-step sync.
+"""The CUDA paths, on a real GPU: event timing against a kernel of known duration, peak memory,
+fp16 with a GradScaler, bf16, no per-step sync, DataLoader workers with pinned memory through
+``cu.train``, out-of-memory recovery (the allocator's error and cuDNN's), the profiler's CUDA rows,
+and timing on a device that is not the current one.
 
 Skipped as a whole without CUDA (the branch logic is tested on the CPU with faked capabilities in
-test_env.py and test_memory.py). About a minute on one GPU: `pytest tests/test_gpu.py`.
+test_env.py and test_memory.py). Under a minute on one GPU, with or without nbval installed:
+`pytest -o addopts="" tests/test_gpu.py` (tools/gpu_window.sh runs it so).
 """
 
 import copy
 import re
+import statistics
 import time
+import warnings
 
 import pytest
 import torch
@@ -25,25 +31,71 @@ def dev():
     return torch.device("cuda", torch.cuda.current_device())
 
 
-def sleep_cycles_for(seconds, device):
-    """GPU clock cycles that ``torch.cuda._sleep`` spins for about ``seconds`` on ``device``."""
+def spin_seconds(cycles, device):
+    """Seconds that ``torch.cuda._sleep(cycles)`` takes on ``device``, by CUDA events (median of 3)."""
     with torch.cuda.device(device):
-        torch.cuda._sleep(20_000_000)  # let the clocks ramp up first
+        times = []
+        for _ in range(3):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.cuda._sleep(cycles)
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) / 1e3)
+    return statistics.median(times)
+
+
+def sleep_cycles_for(seconds, device):
+    """GPU clock cycles that ``torch.cuda._sleep`` spins for about ``seconds`` on ``device``: a kernel
+    of known duration (the clocks are ramped up first, then the spin is calibrated by CUDA events)."""
+    with torch.cuda.device(device):
+        torch.cuda._sleep(100_000_000)  # let the clocks ramp up first
         torch.cuda.synchronize()
-        cycles = 20_000_000
-        t0 = time.perf_counter()
-        torch.cuda._sleep(cycles)
-        torch.cuda.synchronize()
-        per_second = cycles / (time.perf_counter() - t0)
-    return int(per_second * seconds)
+    cycles = 20_000_000
+    return max(1, int(cycles * seconds / spin_seconds(cycles, device)))
 
 
 def test_event_timing_waits_for_the_gpu(dev):
     # A kernel that spins ~20 ms on the GPU returns to Python at once: a clock read without
-    # events or a sync would see microseconds.
+    # events or a sync would see microseconds. Within 15 % of the kernel's calibrated duration.
     cycles = sleep_cycles_for(0.02, dev)
+    known = spin_seconds(cycles, dev)
     timing = cu.benchmark(lambda: torch.cuda._sleep(cycles), device=dev, min_run_time=0.3)
-    assert 0.005 < timing.median_s < 0.1, timing
+    assert timing.median_s == pytest.approx(known, rel=0.15), (timing, known)
+
+
+def test_compare_recovers_a_known_ratio(dev):
+    # Two arms of known cost, 4 ms and 8 ms of GPU spin: the speed-up is 2 within a few percent, and
+    # its interval holds 2. An engine that timed the launches (no events) would see a ratio near 1.
+    c4, c8 = sleep_cycles_for(0.004, dev), sleep_cycles_for(0.008, dev)
+    result = cu.compare(lambda: torch.cuda._sleep(c8), lambda: torch.cuda._sleep(c4), names=("8 ms", "4 ms"),
+                        budget=3, device=dev)
+    assert result.verdict == "faster", result
+    assert result.speedup == pytest.approx(2.0, rel=0.05), result
+    assert result.ci[0] <= 2.0 * 1.02 and result.ci[1] >= 2.0 / 1.02, result
+
+
+def test_train_step_times_match_a_known_cost(dev):
+    # Each step spins ~10 ms on the GPU before a tiny model's step: the device clock of cu.train must
+    # say about 10 ms a step (events around each step, read at the end), and the host clock must add
+    # up to the elapsed time. A host clock without a sync would read the launch time (microseconds).
+    cycles = sleep_cycles_for(0.01, dev)
+    known = spin_seconds(cycles, dev)
+    model = nn.Sequential(nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 10)).to(dev)
+    batches = [(torch.randn(64, 32, device=dev), torch.randint(0, 10, (64,), device=dev)) for _ in range(4)]
+
+    def slow_step(*args, **kwargs):
+        torch.cuda._sleep(cycles)
+        return cu.train_step(*args, **kwargs)
+
+    cu.train(model, batches, steps=3, step_fn=slow_step, device=dev, progress=False)  # warm-up
+    t0 = time.perf_counter()
+    history = cu.train(model, batches, steps=20, step_fn=slow_step, device=dev, progress=False)
+    elapsed = time.perf_counter() - t0
+    step = statistics.median(history.step_time)
+    assert 0.97 * known <= step < known * 1.25 + 0.002, (step, known)
+    assert sum(history.host_step_time) == pytest.approx(elapsed, rel=0.1, abs=0.01)
+    assert sum(history.host_step_time) >= 20 * known * 0.95, "the host clock stopped before the GPU finished"
 
 
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs")
@@ -56,8 +108,13 @@ def test_event_timing_on_the_given_device_not_the_current_one():
         with torch.cuda.device(other):
             torch.cuda._sleep(cycles)
 
+    known = spin_seconds(cycles, other)
     timing = cu.benchmark(spin_on_gpu1, device=other, min_run_time=0.3)
-    assert 0.005 < timing.median_s < 0.1, timing
+    # events recorded on the current device (GPU 0) would time nothing of GPU 1's work
+    assert timing.median_s == pytest.approx(known, rel=0.2), (timing, known)
+    assert torch.cuda.current_device() == 0, "benchmark() left another device current"
+    result = cu.compare(spin_on_gpu1, lambda: None, names=("spin on GPU 1", "nothing"), budget=2, device=other)
+    assert result.verdict == "faster" and result.speedup > 10, result
 
 
 def test_matmul_timing_and_a_twice_slower_trick(dev):
@@ -171,3 +228,149 @@ def test_train_makes_no_host_sync_between_steps(dev, amp_dtype):
         torch.cuda.set_sync_debug_mode(0)
     assert len(calls) == steps and history.steps == steps
     assert len(history.step_time) == steps and all(t > 0 for t in history.step_time)
+
+
+class Spy:
+    """An iterable over ``loader`` that records whether each batch it hands out is in pinned memory."""
+
+    def __init__(self, loader):
+        self.loader, self.pinned = loader, []
+
+    def __iter__(self):
+        for X, y in self.loader:
+            self.pinned.append(X.is_pinned() and y.is_pinned())
+            yield X, y
+
+
+def test_dataloader_workers_with_pinned_memory_through_train(dev):
+    # Two worker processes, pinned batches, non_blocking copies: the trained weights must equal those
+    # of the same batches handed over on the GPU already (no batch lost, reordered or used before its
+    # copy finished), and every batch must have arrived pinned.
+    torch.manual_seed(0)
+    X, y = torch.randn(1024, 64), torch.randint(0, 10, (1024,))
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(X, y), batch_size=128, shuffle=False,
+                                         num_workers=2, pin_memory=True, persistent_workers=False)
+    model = nn.Sequential(nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 10)).to(dev)
+    twin = copy.deepcopy(model)
+    spy = Spy(loader)
+    steps = 20  # 2.5 epochs: the loader is cycled epoch after epoch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # DataLoader's notes about worker processes
+        history = cu.train(model, spy, steps=steps, device=dev, lr=0.05, progress=False)
+    on_gpu = [(X[i:i + 128].to(dev), y[i:i + 128].to(dev)) for i in range(0, 1024, 128)]
+    reference = cu.train(twin, on_gpu, steps=steps, device=dev, lr=0.05, progress=False)
+    assert history.steps == steps and len(spy.pinned) >= steps and all(spy.pinned), spy.pinned
+    assert all(t >= 0 for t in history.data_time) and len(history.data_time) == steps
+    for p, q in zip(model.parameters(), twin.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+    assert history.loss == pytest.approx(reference.loss, rel=1e-4, abs=1e-5)
+
+
+def test_batches_make_no_host_sync_across_epochs(dev):
+    # A Dataset on the GPU: cu.train samples its batches with cu.data.batches, three epochs here;
+    # a permutation copied from pageable CPU memory per epoch would be a sync (an error in this mode).
+    g = torch.Generator().manual_seed(0)
+    data = cu.Dataset("synthetic", torch.randn(512, 1, 8, 8, generator=g), torch.randint(0, 10, (512,), generator=g),
+                      torch.randn(64, 1, 8, 8, generator=g), torch.randint(0, 10, (64,), generator=g),
+                      tuple(str(i) for i in range(10))).to(dev)
+    model = nn.Sequential(nn.Flatten(), nn.Linear(64, 10)).to(dev)
+    stream = cu.batches(data.X_train, data.y_train, 128, seed=0)
+    Xb, yb = next(stream)  # the first epoch's set-up and one step (cuBLAS handles, autograd), outside the check
+    F.cross_entropy(model(Xb), yb).backward()
+    torch.cuda.synchronize(dev)
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        for _ in range(3 * 4):
+            Xb, yb = next(stream)
+            F.cross_entropy(model(Xb), yb).backward()
+    except RuntimeError as e:
+        pytest.fail(f"batches() synchronised with the GPU: {e}")
+    finally:
+        torch.cuda.set_sync_debug_mode(0)
+
+
+def test_out_of_memory_is_recovered_and_the_memory_returned(dev):
+    # The step holds 256 MiB, then asks for more than the GPU has: fits() must say "does not fit" and
+    # return the 256 MiB to the driver (the exception, which references the step's frame, is dropped
+    # before the cache is emptied). Afterwards a step that fits runs.
+    from course_utils.memory import fits
+
+    torch.cuda.synchronize(dev)
+    torch.cuda.empty_cache()
+    before = torch.cuda.memory_reserved(dev)
+    total = torch.cuda.get_device_properties(dev).total_memory
+
+    def too_big():
+        held = torch.empty(256 * MIB, dtype=torch.uint8, device=dev)
+        huge = torch.empty(2 * total, dtype=torch.uint8, device=dev)
+        return held, huge
+
+    assert fits(too_big) is False
+    assert torch.cuda.memory_reserved(dev) <= before + 8 * MIB, "the failed step's memory was kept"
+    assert fits(lambda: torch.ones(MIB, device=dev).sum().item()) is True
+
+
+@pytest.mark.parametrize("message", [
+    "cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
+    "GET was unable to find an engine to execute this computation",
+])
+def test_cudnn_out_of_memory_is_recovered_too(dev, message):
+    # Near a memory cap cuDNN reports an out-of-memory as a plain RuntimeError: simulated here by a
+    # step that holds 256 MiB on the GPU and then raises what cuDNN raises. It counts as "does not
+    # fit", and the memory comes back. A RuntimeError that only mentions memory must propagate.
+    from course_utils.memory import fits, is_out_of_memory
+
+    torch.cuda.synchronize(dev)
+    torch.cuda.empty_cache()
+    before = torch.cuda.memory_reserved(dev)
+
+    def cudnn_fails():
+        held = torch.empty(256 * MIB, dtype=torch.uint8, device=dev)
+        raise RuntimeError(message + f" (holding {held.numel()} bytes)")
+
+    assert is_out_of_memory(RuntimeError(message))
+    assert fits(cudnn_fails) is False
+    assert torch.cuda.memory_reserved(dev) <= before + 8 * MIB, "the failed step's memory was kept"
+
+    def illegal_access():
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    with pytest.raises(RuntimeError, match="illegal memory access"):
+        fits(illegal_access)
+
+
+def test_a_real_cudnn_convolution_fits_under_a_cap_or_reports_out_of_memory(dev):
+    # The real thing, under a memory cap: a conv step either fits or fails with one of the two kinds
+    # (never another error), and after the cap is lifted the same step runs.
+    from course_utils.memory import fits, memory_cap
+
+    conv = nn.Conv2d(64, 64, 3, padding=1).to(dev)
+    x = torch.randn(512, 64, 56, 56, device=dev)  # 392 MiB of input: more than the cap allows
+
+    def step():
+        conv(x).sum().backward()
+
+    with memory_cap(64 * MIB, dev):
+        assert fits(step) is False
+    assert fits(step) is True
+
+
+def test_profiler_table_shows_the_gpu_time(dev):
+    # A step that spins ~5 ms on the GPU: the table must have CUDA columns and a total self CUDA time
+    # of at least the spin (the profiler saw the kernels and the step was synchronised before it
+    # stopped), with the matmul's row among them.
+    cycles = sleep_cycles_for(0.005, dev)
+    known = spin_seconds(cycles, dev)
+    a = torch.randn(1024, 1024, device=dev)
+
+    def step():
+        torch.cuda._sleep(cycles)
+        return a @ a
+
+    table = cu.profile_table(step, device=dev, row_limit=50)
+    assert re.search(r"Self (CUDA|cuda|Device)", table), table
+    m = re.search(r"Self (?:CUDA|cuda|Device|DEVICE) time total:\s*([\d.]+)\s*(us|ms|s)", table)
+    assert m, table
+    seconds = float(m[1]) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m[2]]
+    assert seconds >= 0.9 * known, (seconds, known, table)
+    assert "aten::mm" in table or "aten::matmul" in table, table

@@ -24,8 +24,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import course_utils as cu  # noqa: E402
-
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -63,11 +61,21 @@ class Executed:
                        for o in c.get("outputs", []) if o.get("output_type") == "stream" and o.get("name") == "stdout")
 
 
-def execute_notebook(src: Path, out_dir: Path, timeout: int) -> Executed:
+def write_atomically(nb: Any, path: Path) -> None:
+    """Write notebook ``nb`` to ``path`` by a rename, so that a kill mid-write leaves the previous file."""
+    import nbformat
+
+    tmp = path.with_name(f".{path.name}.part")
+    nbformat.write(nb, tmp)
+    os.replace(tmp, path)
+
+
+def execute_notebook(src: Path, out_dir: Path, timeout: int, save_to: Path | None = None) -> Executed:
     """Execute ``src`` with ``out_dir`` as its working folder, in a fresh kernel shut down afterwards.
 
     A cell error, a dead kernel or a timeout is caught: ``error`` keeps its first and last lines,
-    without terminal colours.
+    without terminal colours. With ``save_to``, the notebook is written there after every cell, so a
+    run killed from outside (tools/make_reference.py's watchdog) leaves every cell that finished.
     """
     # the Jupyter stack is needed only here: choosing lessons, and `make reference` without a GPU, work without it
     import nbformat
@@ -79,8 +87,12 @@ def execute_notebook(src: Path, out_dir: Path, timeout: int) -> Executed:
     # IPC sockets: the kernel is local, and ipykernel warns about unencrypted TCP otherwise
     km = KernelManager(kernel_name="python3", transport="ipc",
                        connection_file=str(Path(tempfile.mkdtemp(prefix="kernel-")) / "kernel.json"))
+    hooks: dict[str, Any] = {}
+    if save_to is not None:
+        save_to.parent.mkdir(parents=True, exist_ok=True)
+        hooks["on_cell_executed"] = lambda cell, cell_index, execute_reply: write_atomically(nb, save_to)
     client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(out_dir)}})
+                            resources={"metadata": {"path": str(out_dir)}}, **hooks)
     t0 = time.perf_counter()
     error = ""
     try:
@@ -95,19 +107,23 @@ def execute_notebook(src: Path, out_dir: Path, timeout: int) -> Executed:
     return Executed(nb, time.perf_counter() - t0, error)
 
 
-def run_notebook(src: Path, build: Path, timeout: int) -> tuple[bool, float, str]:
-    """Execute ``src`` into ``build/<slug>/``; return (ok, seconds, the error's last line)."""
-    import nbformat
+def run_notebook(src: Path, build: Path, timeout: int, progressive: bool = False) -> tuple[bool, float, str]:
+    """Execute ``src`` into ``build/<slug>/``; return (ok, seconds, the error's last line).
 
+    ``progressive``: write the executed notebook after every cell, not only at the end.
+    """
     out_dir = build / src.parent.name
-    run = execute_notebook(src, out_dir, timeout)
-    nbformat.write(run.nb, out_dir / src.name)
+    target = out_dir / src.name
+    run = execute_notebook(src, out_dir, timeout, save_to=target if progressive else None)
+    write_atomically(run.nb, target)
     return not run.error, run.seconds, run.error.splitlines()[-1] if run.error else ""
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run every lesson (or those named), print one line per notebook, then the scoreboard; 1 if any failed."""
     import argparse
+
+    import course_utils as cu
 
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--lessons", nargs="+", metavar="NN",

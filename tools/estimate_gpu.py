@@ -1,0 +1,203 @@
+"""How long `make reference` takes on an H100/H200, lesson by lesson, without one at hand.
+
+Three parts per lesson, each with its assumption printed:
+
+- **Comparisons.** Every ``cu.compare`` / ``cu.sweep`` measurement the lesson runs, each at its
+  gpu-profile budget (``BUDGETS["gpu"] × (arms + 1) / 3``, course_utils/clock.py), or at the floor
+  of the minimum rounds where the arms are too slow for the budget (``need`` rounds × every arm's
+  block and untimed call). ``--measure`` counts the measurements by running each lesson in the smoke
+  profile with ``course_utils.engine.measure`` wrapped (loops and reruns included) and caches the
+  counts in build/estimate/; without it the call sites are counted in the source (a call in a loop
+  counts once: a lower bound).
+- **Compute outside the comparisons**, from the lessons' own ``FlopCounterMode`` figures (the
+  sizing comments in each solution notebook): FLOPs at an assumed sustained rate, or a launch-bound
+  floor per optimizer step for small models, whichever is larger; plus the data path where a lesson
+  has one (lesson 02 decodes images on the CPU: a 16-CPU box).
+- **Fixed cost**: the runner, the kernel, imports and data loading, per lesson.
+
+    python tools/estimate_gpu.py                 # the estimate (cached counts, else the source's call sites)
+    python tools/estimate_gpu.py --measure       # count the measurements first (smoke runs, ~4 min on 2 CPUs)
+    python tools/estimate_gpu.py --budget 8      # what the old budget gave
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tools.run_notebooks import select_lessons  # noqa: E402
+
+CACHE = ROOT / "build" / "estimate"
+#: Assumptions (H100/H200 SXM, fp32 with TF32 off for matmuls as PyTorch defaults, 16 CPUs).
+RATE_FLOPS = 40e12  # sustained fp32 FLOP/s on large matmuls/convs (peak ~67 TFLOP/s)
+STEP_FLOOR_S = 0.5e-3  # one small-model optimizer step, launch-bound (forward, backward, step: ~100 kernels)
+FIXED_S = 6.0  # per lesson: runner and kernel start, torch + course_utils import, Fashion-MNIST load
+SETUP_S = 0.3  # per measurement: first calls, warm-up, calibration, the empty-loop overhead
+NEED_ROUNDS = 6  # the engine's minimum for a 95 % interval (stats.min_rounds)
+
+
+@dataclass(frozen=True)
+class Compute:
+    """A lesson's work outside its comparisons at gpu-profile sizes (from its own sizing comment)."""
+
+    tflop: float  # FLOPs outside comparisons, in TFLOP
+    steps: int  # small optimizer steps (launch-bound floor)
+    data_s: float  # the data path on a 16-CPU box, seconds
+    arm_s: float  # one call of a typical compared arm, seconds (for the min-rounds floor)
+    note: str
+
+
+#: From each solution's sizing comment (FlopCounterMode figures) as of this writing; see the notebooks.
+COMPUTE: dict[str, Compute] = {
+    "00_measuring": Compute(1.0, 100, 0.0, 0.009, "344 GFLOP a step; matmul demo ~4 s on a T4"),
+    "01_lr_schedules": Compute(433, 36_300, 0.0, 0.002,
+                               "11.3 GFLOP a step: 30,300 steps + 300 range test, 90 TFLOP evaluation; +6,000 for "
+                               "the constant arm at the peak"),
+    "02_dataloader_workers": Compute(5.0, 600, 40.0, 0.45,
+                                     "74 GFLOP a step; 2,176 images an epoch at ~0.5 ms/image/core: an epoch in one "
+                                     "process ~1.1 s; spawn runs and worker start-up ~40 s"),
+    "03_batch_size": Compute(127, 45_000, 0.0, 0.02,
+                             "conv search ~90 TFLOP, MLP 24 runs ≤ 37 TFLOP, ≤ 7,500 steps a run"),
+    "04_mixed_precision": Compute(265, 1_800, 0.0, 0.015,
+                                  "589 GFLOP a step; 3 seeds × 2 × 300 parity steps of 147 GFLOP"),
+    "08_activation_checkpointing": Compute(60, 60, 0.0, 0.05,
+                                           "1.64 TFLOP plain, 2.1 checkpointed a step; batch search"),
+    "09_gradient_accumulation": Compute(30, 100, 0.0, 0.015, "0.59 TFLOP a step; float64 checks (fast on Hopper)"),
+    "11_zero_grad_set_to_none": Compute(3.0, 60, 0.0, 0.002, "81 GFLOP a step"),
+    "12_as_tensor_from_numpy": Compute(0.1, 10, 5.0, 0.005, "copies up to 16 MiB; 2,048 small samples a pass"),
+    "16_no_grad_validation": Compute(4.0, 600, 0.0, 0.003, "79 GFLOP an evaluation pass, 5.7 GFLOP a step"),
+    "17_input_normalization": Compute(86, 90_000, 0.0, 0.001,
+                                      "0.82 GFLOP a step; worst case 90,000 steps and 900 evaluations"),
+}
+#: A lesson not in COMPUTE yet (a new one): assumed like a small one.
+DEFAULT = Compute(10, 2_000, 0.0, 0.01, "no sizing figures here yet: assumed")
+
+#: Prepended to a lesson copy by --measure: log every measurement (arms, budget, rounds) to $ESTIMATE_LOG.
+HOOK = """\
+import json as _json, os as _os, time as _time
+import course_utils.engine as _engine
+_measure = _engine.measure
+def _logged(fns, labels, baseline, *, budget, **kw):
+    t0 = _time.perf_counter()
+    m = _measure(fns, labels, baseline, budget=budget, **kw)
+    with open(_os.environ["ESTIMATE_LOG"], "a") as f:
+        f.write(_json.dumps({"arms": len(fns), "budget": budget, "rounds_given": kw.get("rounds"),
+                             "rounds": len(next(iter(m.times.values()))),
+                             "seconds": _time.perf_counter() - t0}) + "\\n")
+    return m
+_engine.measure = _logged
+"""
+
+
+def measure(src: Path, timeout: int = 600) -> list[dict]:
+    """Run ``src`` in the smoke profile with :data:`HOOK` first; return its measurements."""
+    import nbformat
+
+    from tools.run_notebooks import execute_notebook
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    slug = src.parent.name
+    copy = CACHE / slug / src.name
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.read(src, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(HOOK))
+    nbformat.write(nb, copy)
+    log = CACHE / f"{slug}.log"
+    log.unlink(missing_ok=True)
+    os.environ.update(ESTIMATE_LOG=str(log), COURSE_PROFILE="smoke", MPLBACKEND="Agg")
+    run = execute_notebook(copy, copy.parent, timeout)
+    rows = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    (CACHE / f"{slug}.json").write_text(json.dumps({"error": run.error, "measurements": rows}, indent=1))
+    return rows
+
+
+def static_count(src: Path) -> list[dict]:
+    """``cu.compare`` / ``cu.sweep`` call sites in the source, as measurements (arms unknown for a sweep: 6)."""
+    nb = json.loads(src.read_text())
+    rows = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        code = "".join(cell["source"])
+        try:
+            tree = ast.parse("\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("compare", "sweep") and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "cu"):
+                arms = 2
+                if node.func.attr == "sweep":
+                    first = node.args[0] if node.args else None
+                    arms = len(first.keys) if isinstance(first, ast.Dict) else 6
+                rows.append({"arms": arms, "budget": None, "static": True})
+    return rows
+
+
+def comparison_seconds(rows: list[dict], budget: float, arm_s: float) -> float:
+    """Seconds the measurements take in the gpu profile at ``budget``, floors kept.
+
+    Every measurement is taken at the gpu default (``budget × (arms + 1) / 3``): the lessons' own
+    ``budget=`` and ``rounds=`` are smoke/cpu settings (``env.pick(..., gpu=None)``), so the budget or
+    rounds a smoke run logged say nothing about the gpu profile.
+    """
+    total = 0.0
+    for r in rows:
+        n = r["arms"]
+        planned = budget * (n + 1) / 3
+        # every key (arms + the A/A copy) runs one untimed call and one block of >= 1 call per round
+        floor = NEED_ROUNDS * (n + 1) * 2 * max(arm_s, 0.02)
+        total += max(planned, floor) + SETUP_S
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    from course_utils.clock import BUDGETS
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--lessons", nargs="+", metavar="NN")
+    p.add_argument("--measure", action="store_true", help="count the measurements by smoke runs first")
+    p.add_argument("--budget", type=float, default=BUDGETS["gpu"], help="gpu budget per comparison (seconds)")
+    p.add_argument("--target", type=float, default=480.0, help="seconds for every lesson together")
+    args = p.parse_args(argv)
+    print(f"assumptions: {RATE_FLOPS / 1e12:.0f} TFLOP/s sustained fp32, {STEP_FLOOR_S * 1e3:.1f} ms a small step, "
+          f"{FIXED_S:.0f} s fixed a lesson, {SETUP_S} s set-up a measurement, budget {args.budget:g} s a comparison "
+          f"(x (arms + 1) / 3 for a sweep), at least {NEED_ROUNDS} rounds")
+    print(f"{'lesson':<30} {'meas.':>5} {'compare s':>9} {'compute s':>9} {'data s':>6} {'fixed':>5} {'total s':>8}  "
+          "source")
+    grand = 0.0
+    for src in select_lessons(args.lessons):
+        slug = src.parent.name
+        cached = CACHE / f"{slug}.json"
+        static = static_count(src)
+        if args.measure:
+            rows, how = measure(src), "measured"
+        elif cached.exists():
+            rows, how = json.loads(cached.read_text())["measurements"], "measured (cached)"
+        else:
+            rows, how = static, "call sites"
+        if len(rows) < len(static):  # the smoke profile skipped some: the source's call sites are the lower bound
+            rows, how = static, f"call sites ({how}: {len(rows)})"
+        c = COMPUTE.get(slug, DEFAULT)
+        comp = comparison_seconds(rows, args.budget, c.arm_s)
+        work = max(c.tflop * 1e12 / RATE_FLOPS, c.steps * STEP_FLOOR_S)
+        total = comp + work + c.data_s + FIXED_S
+        grand += total
+        print(f"{slug:<30} {len(rows):>5} {comp:>9.0f} {work:>9.0f} {c.data_s:>6.0f} {FIXED_S:>5.0f} {total:>8.0f}  "
+              f"{how}; {c.note}")
+    print(f"{'total':<30} {'':>5} {'':>9} {'':>9} {'':>6} {'':>5} {grand:>8.0f}  "
+          f"({grand / 60:.1f} min; target {args.target / 60:.0f} min: {'within' if grand <= args.target else 'OVER'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
