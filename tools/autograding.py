@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tools.check_submissions import find_problems, submitted_assignments
 from tools.grades import grade_rows, print_rows
-from tools.nbgrader_run import REPORTS, ROOT, nbgrader, pattern
+from tools.nbgrader_run import REPORTS, ROOT, nbgrader, pattern, restored_cells, without_restored
 
 MAX_RESTARTS = 5  # how often autograde restarts after nbgrader stopped on one submission
 Submission = tuple[str, str]  # (student, assignment)
@@ -84,10 +84,20 @@ def _stage(submissions: list[Submission], staging: Path) -> None:
         shutil.copytree(ROOT / "submitted" / student / assignment, staging / student / assignment)
 
 
+def restored_line(count: int) -> str:
+    """The one line a run prints instead of nbgrader's "checksum has changed" note per restored cell."""
+    return (f"{count} hidden-test cell(s) restored from the release (nbgrader's 'checksum has changed' notes, "
+            "expected; left out of the log)")
+
+
 def grade(pending: list[Submission], timeout: int | None, work: Path) -> dict[Submission, str]:
-    """Grade the pending submissions in one nbgrader run (more only if it stops); return the failed."""
+    """Grade the pending submissions in one nbgrader run (more only if it stops); return the failed.
+
+    Prints once how many locked (hidden-test) cells nbgrader restored, instead of its note per cell.
+    """
     staging, results = work / "submitted", work / "results"
     failed: dict[Submission, str] = {}
+    restored = 0
     for _ in range(MAX_RESTARTS + 1):
         if not pending:
             break
@@ -98,6 +108,7 @@ def grade(pending: list[Submission], timeout: int | None, work: Path) -> dict[Su
             args.append(f"--Execute.timeout={timeout}")
         rc, text = nbgrader(args, log=REPORTS / "autograde.log", echo=_progress, COURSE_PROFILE="smoke",
                             COURSE_RESULTS_DIR=str(results))
+        restored += restored_cells(text)
         failed.update({s: r for s, r in failures(text).items() if s in pending})
         left = [s for s in pending if not _graded(s) and s not in failed]
         if not left or rc == 0:
@@ -114,6 +125,7 @@ def grade(pending: list[Submission], timeout: int | None, work: Path) -> dict[Su
         pending = [s for s in left if s != culprit]
     else:
         failed.update({s: "not graded: nbgrader stopped too often (see the log)" for s in pending})
+    print(restored_line(restored))
     return failed
 
 
@@ -137,7 +149,7 @@ def autograde(assignments: list[str], timeout: int | None, only: list[str] | Non
                              f"--CourseDirectory.release_directory={Path(tmp) / 'release'}"],
                             log=REPORTS / "register.log")
         if rc:
-            print(text)
+            print(without_restored(text))
             return rc
         problems: dict[str, dict[str, list[str]]] = {}
         students: dict[str, list[str]] = {}

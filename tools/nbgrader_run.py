@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -10,6 +11,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORTS = ROOT / "autograded" / ".logs"  # hidden from nbgrader, kept by make clean
+
+#: nbgrader's note for every locked cell it restores from the release (OverwriteCells.report_change):
+#: in autograde that is every hidden-test cell of every submission (the student's copy has none), so
+#: it is expected and left out of the log and the output; :func:`restored_cells` counts it instead.
+RESTORED = re.compile(r"Attribute 'checksum' for cell \S+ has changed!")
+
+
+def restored_cells(text: str) -> int:
+    """How many "checksum has changed" notes (locked cells restored from the release) ``text`` holds."""
+    return sum(1 for line in text.splitlines() if RESTORED.search(line))
+
+
+def without_restored(text: str) -> str:
+    """``text`` without nbgrader's "checksum has changed" lines (see :data:`RESTORED`)."""
+    return "".join(line for line in text.splitlines(keepends=True) if not RESTORED.search(line))
 
 
 def nbgrader_env(**extra: str) -> dict[str, str]:
@@ -26,7 +42,9 @@ def nbgrader(args: list[str], *, log: Path | None = None, echo: Callable[[str], 
     """Run ``python -m nbgrader ARGS`` in the course root; return (exit status, output).
 
     The output is appended to ``log``; ``echo`` maps an output line to what to print (or None);
-    ``env`` adds environment variables (nbgrader's kernels inherit them).
+    ``env`` adds environment variables (nbgrader's kernels inherit them). nbgrader's expected
+    "checksum has changed" notes are neither logged nor echoed; the returned output keeps them
+    (count them with :func:`restored_cells`).
     """
     proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=ROOT, env=nbgrader_env(**env),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -34,7 +52,7 @@ def nbgrader(args: list[str], *, log: Path | None = None, echo: Callable[[str], 
     assert proc.stdout is not None
     for line in proc.stdout:
         lines.append(line)
-        shown = echo(line) if echo else None
+        shown = echo(line) if echo and not RESTORED.search(line) else None
         if shown:
             print(shown, flush=True)
     text = "".join(lines)
@@ -45,7 +63,7 @@ def nbgrader(args: list[str], *, log: Path | None = None, echo: Callable[[str], 
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("a", encoding="utf-8") as fh:
-            fh.write(f"$ nbgrader {' '.join(args)}\n{text}\n")
+            fh.write(f"$ nbgrader {' '.join(args)}\n{without_restored(text)}\n")
     return rc, text
 
 
