@@ -13,6 +13,7 @@ from . import (
     engine,
     env,
     exercises,
+    graphs,
     history,
     labels,
     memory,
@@ -56,6 +57,7 @@ from .env import (
     setup,
 )
 from .exercises import needs
+from .graphs import HeldGraph, graph_held
 from .memory import (
     PeakMemory,
     SavedTensors,
@@ -90,8 +92,9 @@ __all__ = [
     "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_targets",
     "comparison", "Comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
     "DATASETS", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "exercises",
-    "fits", "flop_count", "format_bytes", "format_seconds", "get_profile", "History", "history",
-    "image_folder", "in_colab", "is_out_of_memory", "labels", "load_dataset", "make_convnet",
+    "fits", "flop_count", "format_bytes", "format_seconds", "get_profile", "graph_held", "graphs",
+    "HeldGraph", "History", "history", "image_folder", "in_colab", "is_out_of_memory", "labels",
+    "load_dataset", "make_convnet",
     "make_mlp", "mean_ci", "median_ci", "memory", "memory_cap", "MLPConfig", "models",
     "naive_compare", "needs", "norm_error", "op_counts", "param_count", "peak_memory",
     "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison", "plot_curves",
