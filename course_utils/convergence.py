@@ -86,7 +86,8 @@ class TargetResult:
         per_seed = ", ".join("never" if s is None else f"{s:.0f}" for s in self.steps)
         med = self.median_steps
         if med is None:
-            return (f"{self.label}: most seeds never reached {self.target:.0%} "
+            never = sum(s is None for s in self.steps)
+            return (f"{self.label}: {never} of {len(self.steps)} seeds never reached {self.target:.0%} "
                     f"(steps per seed: {per_seed})")
         return (f"{self.label}: {med:.0f} steps to {self.target:.0%} (median of {len(self.seeds)} "
                 f"seeds; per seed: {per_seed}) ≈ {format_seconds(self.time_to_target or 0)} "
@@ -186,8 +187,13 @@ class TargetComparison:
         """One sentence that claims only what the seeds (and the step-time interval) show."""
         base, trick = self.names
         n = len(self.seeds)
-        rng = f"[{_ratio_text(self.low)}, {_ratio_text(self.high)}] over {n} paired seeds"
+        rng = f"{_range_text(self.low, self.high)} over {n} paired seeds"
         what = "in fewer steps" if self.metric == "steps to target" else "sooner"
+        if self.verdict in (FASTER, SLOWER) and (self.low == self.high == 0 or math.isinf(self.low)):
+            slow = self.verdict == SLOWER  # every seed: only one arm got there
+            never, got = (trick, base) if slow else (base, trick)
+            return (f"{never} never reached {self.target:.0%} on any of the {n} paired seeds; {got} reached "
+                    f"it on every one ({_ratio_text(self.ratio)}).")
         if self.verdict == FASTER:
             return f"{trick} reached {self.target:.0%} {what} than {base}: {_ratio_text(self.ratio)} {rng}."
         if self.verdict == SLOWER:
@@ -213,8 +219,8 @@ class TargetComparison:
             return f"{name}: steps per seed " + ", ".join("never" if s is None else f"{s:.0f}" for s in steps)
 
         return "\n".join([row(self.names[0], self.steps[0]), row(self.names[1], self.steps[1]),
-                          f"{self.metric} ratio {_ratio_text(self.ratio)} [{_ratio_text(self.low)}, "
-                          f"{_ratio_text(self.high)}] ({self.interval})",
+                          f"{self.metric} ratio {_ratio_text(self.ratio)} {_range_text(self.low, self.high)} "
+                          f"({self.interval})",
                           f"step time: {self.step_basis}",
                           f"verdict     {self.verdict}", self.summary()])
 
@@ -240,6 +246,13 @@ def _ratio_text(x: float) -> str:
     if x == 0:
         return "0× (only the baseline got there)"
     return f"{x:.2f}×"
+
+
+def _range_text(low: float, high: float) -> str:
+    """The seed interval for text: ``"[0.75×, 1.38×]"``, said once when only one arm ever got there."""
+    if low == high and (low == 0 or math.isinf(low)):
+        return f"[{low:g}×, {high:g}×]"
+    return f"[{_ratio_text(low)}, {_ratio_text(high)}]"
 
 
 def compare_targets(baseline: TargetResult, trick: TargetResult, *,

@@ -13,6 +13,7 @@ a count …), ``"target"`` (steps to a target) or ``"timing"`` (one function's t
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -77,6 +78,10 @@ def describe(measurement: Any) -> str:
         return f"{m['speedup']:.2f}× [{lo:.2f}, {hi:.2f}] {m['verdict']}"
     if kind == "target_comparison":
         r, lo, hi = (_num(m[k]) for k in ("ratio", "low", "high"))
+        if lo == hi and (lo == 0 or math.isinf(lo)):  # only one arm ever got there, on every seed
+            names = m.get("names") or ("the baseline", "the trick")
+            arm = names[1] if lo == 0 else names[0]
+            return f"{arm} never reached {m['target']:.0%} on any of {_seeds(m)} seeds: {m['verdict']}"
         return f"{r:.2f}× [{lo:.2f}, {hi:.2f}] over {_seeds(m)} seeds: {m['verdict']}"
     if kind == "effect":
         known = Effect.__dataclass_fields__
@@ -86,7 +91,8 @@ def describe(measurement: Any) -> str:
     if kind == "target":
         med, steps = m.get("median_steps"), [s for s in m.get("steps", []) if s is not None]
         if med is None:
-            return f"target {m['target']:.0%} not reached by most seeds"
+            never = sum(s is None for s in m.get("steps", []))
+            return f"target {m['target']:.0%} not reached by {never} of {_seeds(m)} seeds"
         spread = f" [{min(steps)}, {max(steps)}]" if steps else ""
         return f"{med:g} steps to {m['target']:.0%}{spread} (median of {_seeds(m)} seeds)"
     if kind == "timing":

@@ -123,3 +123,17 @@ def test_a_tie_made_by_identical_runs_is_a_tie_not_disagreement():
     s1 = crossing_step([375, 400], [0.815, 0.83], 0.82)
     s2 = crossing_step([375, 400], [0.80, 0.821], 0.82)
     assert 375 < s1 < s2 < 400
+
+
+def test_an_arm_that_never_got_there_is_said_once_not_as_a_zero_interval():
+    base, never = result("batch 64", [300] * 6), result("batch 512, LR linear", [None] * 6)
+    slower = cu.compare_targets(base, never)
+    assert slower.verdict == "slower" and slower.high == 0
+    assert slower.summary() == ("batch 512, LR linear never reached 80% on any of the 6 paired seeds; batch 64 "
+                                "reached it on every one (0× (only the baseline got there)).")
+    assert "[0×, 0×]" in str(slower) and str(never).startswith("batch 512, LR linear: 6 of 6 seeds never")
+    assert cu.labels.describe(slower.to_dict()) == "batch 512, LR linear never reached 80% on any of 6 seeds: slower"
+    faster = cu.compare_targets(never, base)
+    assert faster.verdict == "faster" and "batch 512, LR linear never reached" in faster.summary()
+    partly = cu.compare_targets(base, result("t", [None, 400, 400, 400, 400, 400]))
+    assert "0×" in partly.summary() and "never reached 80% on any" not in partly.summary()
