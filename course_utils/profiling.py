@@ -21,11 +21,11 @@ import torch
 
 from .env import synchronize
 
-__all__ = ["flop_count", "op_counts", "profile_table"]
+__all__ = ["flop_count", "op_counts", "profile_table", "quiet_stderr"]
 
 
 @contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
+def quiet_stderr() -> Iterator[None]:
     """Silence the profiler's C++ log lines (start/stop markers) that bypass Python's stderr."""
     os.environ.setdefault("KINETO_LOG_LEVEL", "5")
     sys.stderr.flush()
@@ -74,7 +74,7 @@ def profile_table(fn: Callable[[], Any], *, device: torch.device | str = "cpu", 
     for _ in range(warmup):
         fn()
     synchronize(device)
-    with _quiet_stderr(), profile(activities=activities) as prof:
+    with quiet_stderr(), profile(activities=activities) as prof:
         fn()
         synchronize(device)
     key = sort_by or ("self_cuda_time_total" if device.type == "cuda" else "self_cpu_time_total")
