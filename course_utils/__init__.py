@@ -20,6 +20,7 @@ from . import (
     models,
     plots,
     profiling,
+    rates,
     readings,
     report,
     results,
@@ -72,6 +73,7 @@ from .memory import (
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, verdict_color
 from .profiling import flop_count, op_counts, profile_table
+from .rates import Rate, RateComparison, binomial_ci, compare_rates, diverged, rate
 from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
 from .results import CLAIMS, Effect, references, save
@@ -88,17 +90,19 @@ __version__ = "0.1.0"
 REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 
 __all__ = [
-    "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "Calls",
-    "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_targets",
+    "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "binomial_ci", "Calls",
+    "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_rates",
+    "compare_targets",
     "comparison", "Comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
-    "DATASETS", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "exercises",
+    "DATASETS", "diverged", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "exercises",
     "fits", "flop_count", "format_bytes", "format_seconds", "get_profile", "graph_held", "graphs",
     "HeldGraph", "History", "history", "image_folder", "in_colab", "is_out_of_memory", "labels",
     "load_dataset", "make_convnet",
     "make_mlp", "mean_ci", "median_ci", "memory", "memory_cap", "MLPConfig", "models",
     "naive_compare", "needs", "norm_error", "op_counts", "param_count", "peak_memory",
     "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison", "plot_curves",
-    "plot_lr", "plot_speedups", "plots", "profile_table", "PROFILES", "profiling", "reading",
+    "plot_lr", "plot_speedups", "plots", "profile_table", "PROFILES", "profiling", "rate", "Rate",
+    "RateComparison", "rates", "reading",
     "readings", "references", "rel_error", "REPO_URL", "report", "results", "rounds", "save",
     "saved_tensors", "SavedTensors", "scoreboard", "Scoreboard", "seed_everything", "setup", "spy",
     "stats", "steps_to_target", "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic",

@@ -97,6 +97,11 @@ def describe(measurement: Any) -> str:
         return f"{med:g} steps to {m['target']:.0%}{spread} (median of {_seeds(m)} seeds)"
     if kind == "timing":
         return f"{m['label']}: {m['median_s'] * 1e3:.3g} ms per call"
+    if kind == "rate":
+        return f"{m['what']} on {m['k']} of {m['n']} seeds: {m['value']:.0%} [{m['low']:.0%}, {m['high']:.0%}]"
+    if kind == "rate_comparison":
+        (a, b), n = m["rates"], _seeds(m)
+        return f"{m['what']} {a:.0%} vs {b:.0%} of {n} seeds (McNemar p = {m['p_value']:.2g}): {m['verdict']}"
     return json.dumps(measurement)[:60]
 
 
@@ -115,6 +120,8 @@ def interval_kind(measurement: Any) -> str:
         return TARGET_RANGE
     if kind == "timing":
         return "median of repeated measurements"
+    if kind in ("rate", "rate_comparison"):
+        return m.get("interval") or "exact binomial interval"
     return ""
 
 

@@ -1,7 +1,8 @@
 """Words for results: the one way a lesson interprets a verdict, and the learner's prediction.
 
 :func:`reading` is how every printed interpretation is chosen: the lesson writes one text per
-verdict, all four of them, and the result picks. A reading that leaves a verdict out is refused
+verdict, all four of them (for a rate comparison the three it can earn: lower, higher, not
+resolvable), and the result picks. A reading that leaves a verdict out is refused
 before anything is measured, so a "control failed" can never print the "not resolvable" text.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .rates import HIGHER, LOWER, RateComparison
 from .stats import CONTROL_FAILED, FASTER, SLOWER, UNRESOLVED, verdict_kind
 
 __all__ = ["check_prediction", "reading"]
@@ -17,7 +19,8 @@ __all__ = ["check_prediction", "reading"]
 Text = str | Callable[[Any], str]
 
 
-def reading(result: Any, *, faster: Text, slower: Text, not_resolvable: Text, control_failed: Text) -> str:
+def reading(result: Any, *, not_resolvable: Text, faster: Text | None = None, slower: Text | None = None,
+            control_failed: Text | None = None, lower: Text | None = None, higher: Text | None = None) -> str:
     """The text for the verdict ``result`` earned, from one text per verdict.
 
     Args:
@@ -30,16 +33,31 @@ def reading(result: Any, *, faster: Text, slower: Text, not_resolvable: Text, co
         slower: the same for "slower".
         not_resolvable: the same for "not resolvable" (also a seed-level one).
         control_failed: the same for "control failed" (two identical arms differed).
+        lower: for a :class:`~course_utils.rates.RateComparison` only (instead of faster, slower and
+            control failed): the text for "the trick's rate is lower" (e.g. fewer runs diverged).
+        higher: the same for "the trick's rate is higher".
 
     Returns:
         The chosen text (print it).
 
     Raises:
-        TypeError: a reading is missing or is not text; ``result`` has no verdict.
+        TypeError: a reading is missing or is not text, or belongs to the other kind of result
+            (``lower`` for a timing, ``faster`` for a rate); ``result`` has no verdict.
         ValueError: a reading is empty.
     """
-    texts = {FASTER: faster, SLOWER: slower, UNRESOLVED: not_resolvable, CONTROL_FAILED: control_failed}
+    is_rate = isinstance(result, RateComparison)
+    texts = ({LOWER: lower, HIGHER: higher, UNRESOLVED: not_resolvable} if is_rate else
+             {FASTER: faster, SLOWER: slower, UNRESOLVED: not_resolvable, CONTROL_FAILED: control_failed})
+    other = ({"faster": faster, "slower": slower, "control_failed": control_failed} if is_rate else
+             {"lower": lower, "higher": higher})
+    for name, text in other.items():
+        if text is not None:
+            raise TypeError(f"{type(result).__name__} has no {name!r} verdict: its verdicts are "
+                            + ", ".join(repr(k) for k in texts))
     for kind, text in texts.items():
+        if text is None:
+            arg = "not_resolvable" if kind == UNRESOLVED else kind.replace(" ", "_")
+            raise TypeError(f"reading() is missing the text for the verdict {kind!r}: pass {arg}=...")
         if not (isinstance(text, str) or callable(text)):
             raise TypeError(f"the reading for {kind!r} must be text or a function of the result, got "
                             f"{type(text).__name__}")
@@ -47,8 +65,8 @@ def reading(result: Any, *, faster: Text, slower: Text, not_resolvable: Text, co
             raise ValueError(f"the reading for {kind!r} is empty: write what that verdict means")
     if not hasattr(result, "verdict"):
         raise TypeError(f"reading() needs a result with a verdict (a Comparison, a sweep's arm, a "
-                        f"TargetComparison), got {type(result).__name__}")
-    chosen = texts[verdict_kind(result.verdict)]
+                        f"TargetComparison, a RateComparison), got {type(result).__name__}")
+    chosen = texts[result.verdict if result.verdict in (LOWER, HIGHER) else verdict_kind(result.verdict)]
     out = chosen(result) if callable(chosen) else chosen
     if not isinstance(out, str):
         raise TypeError(f"the reading function for {result.verdict!r} returned {type(out).__name__}, not text")

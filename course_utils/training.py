@@ -40,6 +40,7 @@ def train_step(
     scaler: torch.amp.GradScaler | None = None,
     accumulation_steps: int = 1,
     clip_grad_norm: float | None = None,
+    clip_fn: Callable[..., Any] | None = None,
     set_to_none: bool = True,
 ) -> torch.Tensor:
     """Run one optimizer step on ``batch`` and return the loss as a detached tensor (no sync).
@@ -54,6 +55,8 @@ def train_step(
         accumulation_steps: split the batch into this many micro-batches (uneven last one
             allowed) whose gradients add up to the full batch's.
         clip_grad_norm: clip the total gradient norm to this value (unscaled first under AMP).
+        clip_fn: the clipping function, called as ``clip_fn(model.parameters(), clip_grad_norm)``;
+            ``torch.nn.utils.clip_grad_norm_`` when omitted (a learner's own plugs in here).
         set_to_none: ``optimizer.zero_grad(set_to_none=...)``; True is PyTorch's default.
 
     Returns:
@@ -75,7 +78,7 @@ def train_step(
     if clip_grad_norm is not None:
         if scaler is not None:
             scaler.unscale_(optimizer)  # clip the true gradients, not the scaled ones
-        nn.utils.clip_grad_norm_(model.parameters(), clip_grad_norm)
+        (clip_fn or nn.utils.clip_grad_norm_)(model.parameters(), clip_grad_norm)
     if scaler is not None:
         scaler.step(optimizer)
         scaler.update()
@@ -185,7 +188,7 @@ def train(
         progress: show a progress bar.
         label: a name for printouts and plots.
         **step_kwargs: passed to ``step_fn`` (``amp_dtype``, ``scaler``, ``accumulation_steps``,
-            ``clip_grad_norm``, ``set_to_none``, ``loss_fn``).
+            ``clip_grad_norm``, ``clip_fn``, ``set_to_none``, ``loss_fn``).
 
     Returns:
         The :class:`History`, with each step on two clocks (evaluation excluded from both):

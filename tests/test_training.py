@@ -234,3 +234,18 @@ def test_train_reads_a_dataloader_and_records_data_time(digits):
     assert "data wait" in str(hist) and len(hist.host_step_time) == 10
     with pytest.raises(ValueError, match="eval_data"):
         cu.train(mlp(), loader, steps=2, eval_every=1, progress=False)
+
+
+def test_train_step_clips_with_the_function_it_is_given(digits):
+    calls = []
+
+    def my_clip(params, max_norm):
+        params = list(params)
+        calls.append(max_norm)
+        return torch.nn.utils.clip_grad_norm_(params, max_norm)
+
+    cu.seed_everything(0)
+    model = cu.make_mlp(cu.MLPConfig(64, 10, hidden=16, depth=1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    cu.train_step(model, (digits.X_train[:32], digits.y_train[:32]), opt, clip_grad_norm=0.5, clip_fn=my_clip)
+    assert calls == [0.5]
