@@ -205,6 +205,9 @@ class TargetComparison:
                     f"{_ratio_text(min(self.steps_ratios))}–{_ratio_text(max(self.steps_ratios))}.")
         if n < MIN_SEEDS:
             why = f"a seed-level verdict needs at least {MIN_SEEDS} paired seeds"
+        elif all(math.isnan(r) for r in self.steps_ratios):
+            return (f"{self.verdict.capitalize()}: neither {base} nor {trick} reached {self.target:.0%} on any of "
+                    f"the {n} paired seeds.")
         elif self.tie:
             why = "a tie: both took the same steps on every seed"
         elif any(math.isnan(r) for r in self.steps_ratios):
@@ -246,6 +249,14 @@ def _ratio_text(x: float) -> str:
     if x == 0:
         return "0× (only the baseline got there)"
     return f"{x:.2f}×"
+
+
+def _percent(p: float) -> str:
+    """A coverage for text: ``"96.9 %"``, and ``"99.95 %"`` rather than a rounded ``"100.0 %"`` below 1."""
+    text = f"{p * 100:.1f}"
+    if text == "100.0" and p < 1.0:
+        text = f"{math.floor(p * 1e4) / 100:.2f}"
+    return f"{text} %"
 
 
 def _range_text(low: float, high: float) -> str:
@@ -308,10 +319,10 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *,
         verdict = f"not resolvable with {n} seeds"
     cover = seed_coverage(n) if n >= 2 else 0.0
     joint = max(0.0, cover - (1.0 - step_cover))
-    interval = (f"[min, max] over {n} paired seeds, covers the median steps ratio {cover * 100:.1f} %"
+    interval = (f"[min, max] over {n} paired seeds, covers the median steps ratio {_percent(cover)}"
                 + ("" if step_comparison is None else
                    f", × the step-time interval ({step_cover * 100:.0f} %): together at least "
-                   f"{joint * 100:.1f} %"))
+                   f"{_percent(joint)}"))
     return TargetComparison(
         names=(baseline.label or "baseline", trick.label or "trick"), target=baseline.target,
         seeds=list(baseline.seeds), ratios=[r * speed for r in steps_ratios],

@@ -78,6 +78,8 @@ def describe(measurement: Any) -> str:
         return f"{m['speedup']:.2f}× [{lo:.2f}, {hi:.2f}] {m['verdict']}"
     if kind == "target_comparison":
         r, lo, hi = (_num(m[k]) for k in ("ratio", "low", "high"))
+        if math.isnan(r) and math.isnan(lo):  # no seed where either arm got there
+            return f"neither arm reached {m['target']:.0%} on any of {_seeds(m)} seeds: {m['verdict']}"
         if lo == hi and (lo == 0 or math.isinf(lo)):  # only one arm ever got there, on every seed
             names = m.get("names") or ("the baseline", "the trick")
             arm = names[1] if lo == 0 else names[0]

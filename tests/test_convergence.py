@@ -5,6 +5,7 @@ import math
 import pytest
 
 import course_utils as cu
+from course_utils import labels
 from course_utils.convergence import crossing_step
 
 SEEDS = list(range(6))
@@ -137,3 +138,15 @@ def test_an_arm_that_never_got_there_is_said_once_not_as_a_zero_interval():
     assert faster.verdict == "faster" and "batch 512, LR linear never reached" in faster.summary()
     partly = cu.compare_targets(base, result("t", [None, 400, 400, 400, 400, 400]))
     assert "0×" in partly.summary() and "never reached 80% on any" not in partly.summary()
+
+
+def test_neither_arm_ever_reaching_the_target_is_said_so():
+    never = result("no clipping", [None] * 12, seeds=range(12))
+    also = result("clipping", [None] * 12, seeds=range(12))
+    c = cu.compare_targets(never, also, step_comparison=steps_cmp(0.9, 0.89, 0.91, "slower"))
+    assert c.verdict == "not resolvable with 12 seeds"
+    assert c.summary() == ("Not resolvable with 12 seeds: neither no clipping nor clipping reached 80% on any of "
+                           "the 12 paired seeds.")
+    assert labels.describe(c.to_dict()) == "neither arm reached 80% on any of 12 seeds: not resolvable with 12 seeds"
+    # 12 seeds cover 1 - 2^-11: said as 99.95 %, not rounded up to a certainty
+    assert "covers the median steps ratio 99.95 %" in c.interval
