@@ -16,9 +16,11 @@ from . import (
     graphs,
     history,
     labels,
+    launch,
     memory,
     models,
     plots,
+    processes,
     profiling,
     rates,
     readings,
@@ -59,6 +61,7 @@ from .env import (
 )
 from .exercises import needs
 from .graphs import HeldGraph, graph_held
+from .launch import Launch, torchrun
 from .memory import (
     PeakMemory,
     SavedTensors,
@@ -72,6 +75,7 @@ from .memory import (
 )
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, verdict_color
+from .processes import ProcessRuns, in_processes
 from .profiling import flop_count, op_counts, profile_table
 from .rates import Rate, RateComparison, binomial_ci, compare_rates, diverged, rate
 from .readings import check_prediction, reading
@@ -96,16 +100,18 @@ __all__ = [
     "comparison", "Comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
     "DATASETS", "diverged", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "exercises",
     "fits", "flop_count", "format_bytes", "format_seconds", "get_profile", "graph_held", "graphs",
-    "HeldGraph", "History", "history", "image_folder", "in_colab", "is_out_of_memory", "labels",
+    "HeldGraph", "History", "history", "image_folder", "in_colab", "in_processes", "Launch", "launch",
+    "is_out_of_memory", "labels",
     "load_dataset", "make_convnet",
     "make_mlp", "mean_ci", "median_ci", "memory", "memory_cap", "MLPConfig", "models",
     "naive_compare", "needs", "norm_error", "op_counts", "param_count", "peak_memory",
     "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison", "plot_curves",
-    "plot_lr", "plot_speedups", "plots", "profile_table", "PROFILES", "profiling", "rate", "Rate",
+    "plot_lr", "plot_speedups", "plots", "ProcessRuns", "processes", "profile_table", "PROFILES",
+    "profiling", "rate", "Rate",
     "RateComparison", "rates", "reading",
     "readings", "references", "rel_error", "REPO_URL", "report", "results", "rounds", "save",
     "saved_tensors", "SavedTensors", "scoreboard", "Scoreboard", "seed_everything", "setup", "spy",
     "stats", "steps_to_target", "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic",
-    "TargetComparison", "TargetResult", "Timing", "timing", "train", "train_step", "training",
+    "TargetComparison", "TargetResult", "Timing", "timing", "torchrun", "train", "train_step", "training",
     "units", "verdict_color", "worker_counts", "write_image_folder",
 ]

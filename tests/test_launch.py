@@ -1,0 +1,67 @@
+"""cu.torchrun: real torchrun processes, a real rendezvous and real gloo collectives."""
+
+import pytest
+
+import course_utils as cu
+from course_utils.launch import torchrun_command
+
+SCRIPT = '''
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+import course_utils as cu
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+if len(sys.argv) > 1 and sys.argv[1] == "fail" and rank == 1:
+    raise SystemExit("rank 1 fails on purpose")
+t = torch.tensor([float(rank + 1)])
+dist.all_reduce(t)
+print(f"rank {rank} of {dist.get_world_size()}: sum {t.item():g}", flush=True)
+cu.launch.report({"sum": t.item(), "local_rank": int(os.environ["LOCAL_RANK"])})
+dist.destroy_process_group()
+'''
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "job.py"
+    path.write_text(SCRIPT)
+    return path
+
+
+def test_two_processes_all_reduce_and_report(script, capsys):
+    job = cu.torchrun(script, nproc_per_node=2)
+    assert [r["rank"] for r in job.ranks] == [0, 1] and job.world_size == 2
+    assert all(r["sum"] == 3.0 and r["world_size"] == 2 for r in job.ranks)
+    out = capsys.readouterr().out
+    assert "rank 0 of 2: sum 3" in out and "rank 1 of 2" not in out  # rank 0's output only
+
+
+def test_two_nodes_on_localhost_meet_at_one_rendezvous(script):
+    job = cu.torchrun(script, nproc_per_node=1, nnodes=2, stream=False)
+    assert [r["rank"] for r in job.ranks] == [0, 1] and [r["local_rank"] for r in job.ranks] == [0, 0]
+    assert all(r["sum"] == 3.0 for r in job.ranks)
+    assert "--node-rank=1" in job.commands[1] and "--rdzv-backend=c10d" in job.commands[0]
+
+
+def test_a_failing_rank_fails_the_launch(script):
+    with pytest.raises(RuntimeError, match="exited with"):
+        cu.torchrun(script, nproc_per_node=2, args=["fail"], stream=False, timeout=120)
+
+
+def test_commands_and_bad_input():
+    cmd = torchrun_command("train.py", nproc_per_node=4, nnodes=2, node_rank=1, rdzv_endpoint="node0:29500",
+                           args=["--epochs", 3])
+    assert cmd[1:3] == ["-m", "torch.distributed.run"] and cmd[-3:] == ["train.py", "--epochs", "3"]
+    assert "--nnodes=2" in cmd and "--rdzv-endpoint=node0:29500" in cmd
+    with pytest.raises(ValueError, match="rdzv_endpoint"):
+        torchrun_command("train.py", nnodes=2)
+    with pytest.raises(ValueError, match="node_rank"):
+        torchrun_command("train.py", nnodes=2, node_rank=2, rdzv_endpoint="h:1")
+    with pytest.raises(FileNotFoundError):
+        cu.torchrun("/nonexistent/train.py")
+    assert cu.launch.report({"x": 1}) is None  # outside a launch: nothing written

@@ -1,0 +1,75 @@
+"""cu.in_processes: every run in a fresh interpreter, arms alternated, results back as data."""
+
+import numpy as np
+import pytest
+
+import course_utils as cu
+from course_utils.processes import CONTROL, ProcessRuns
+
+TARGET = '''
+import os
+
+import torch
+
+CALLS = 0
+
+
+def measure(benchmark, value):
+    global CALLS
+    CALLS += 1  # a fresh process sees its first call, whatever ran before
+    before = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = benchmark
+    return {"calls": CALLS, "flag_before": before, "flag": torch.backends.cudnn.benchmark, "pid": os.getpid(),
+            "t": value}
+
+
+def broken(**kwargs):
+    raise ValueError("this arm is broken on purpose")
+'''
+
+
+def test_each_run_is_a_fresh_process_and_arms_alternate(tmp_path):
+    path = tmp_path / "target.py"
+    path.write_text(TARGET)
+    runs = cu.in_processes(f"{path}:measure", {"off": {"benchmark": False, "value": 1.0},
+                                               "on": {"benchmark": True, "value": 0.5}}, rounds=1, progress=False)
+    assert set(runs.results) == {"off", CONTROL, "on"} and runs.rounds == 1
+    assert sorted(runs.order[0]) == sorted(["off", CONTROL, "on"])
+    pids = {r["pid"] for rs in runs.results.values() for r in rs}
+    assert len(pids) == 3, "every run of every arm gets its own process"
+    for rs in runs.results.values():
+        assert rs[0]["calls"] == 1 and rs[0]["flag_before"] is False  # nothing carried over
+    assert runs.values("on", "flag") == [True] and runs.values(CONTROL, "flag") == [False]
+    assert all(w > 0 for ws in runs.wall_s.values() for w in ws)
+    assert runs.to_dict()["kind"] == "process_runs"
+
+
+def test_a_failing_arm_says_which_and_why(tmp_path):
+    path = tmp_path / "target.py"
+    path.write_text(TARGET)
+    with pytest.raises(RuntimeError, match=r"(?s)arm 'bad'.*broken on purpose"):
+        cu.in_processes(f"{path}:broken", {"bad": {}}, rounds=1, control=False, progress=False)
+
+
+def test_bad_arguments_are_refused_before_any_process_starts():
+    with pytest.raises(ValueError, match="module:function"):
+        cu.in_processes("no_function_here", {"a": {}})
+    with pytest.raises(ValueError, match="JSON"):
+        cu.in_processes("m:f", {"a": {"x": object()}})
+    with pytest.raises(ValueError, match="second copy"):
+        cu.in_processes("m:f", {CONTROL: {}})
+
+
+def test_compare_reads_rounds_of_processes_as_rounds():
+    rng = np.random.default_rng(1)  # an A/A control that passes (seed 0's fails by chance, as 1 % do)
+    base, copy, trick = (1e-2 * np.exp(rng.normal(0, 0.02, 8)) for _ in range(3))
+    runs = ProcessRuns(target="m:f", arms={"off": {}, "on": {}}, baseline="off",
+                       results={"off": [{"t": t} for t in base], CONTROL: [{"t": t} for t in copy],
+                                "on": [{"t": t / 1.5} for t in trick]})
+    c = runs.compare("t", "on")
+    assert c.verdict == "faster" and c.speedup == pytest.approx(1.5, rel=0.05)
+    with pytest.raises(KeyError, match="returned no 'x'"):
+        runs.values("on", "x")
+    no_control = ProcessRuns(target="m:f", arms={"off": {}}, baseline="off", results={"off": [{"t": 1.0}]})
+    with pytest.raises(ValueError, match="A/A control"):
+        no_control.compare("t", "off")
