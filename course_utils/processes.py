@@ -78,6 +78,8 @@ class ProcessRuns:
         """
         if CONTROL not in self.results:
             raise ValueError("compare needs the A/A control: run in_processes(..., control=True)")
+        if self.rounds < min_rounds(level):
+            return _too_few(self, key, trick, level)
         return analyze(self.values(self.baseline, key), self.values(CONTROL, key), self.values(trick, key),
                        names=(self.baseline, trick), level=level, min_effect=min_effect,
                        device=str(self.results[self.baseline][0].get("device", "cpu")))
@@ -94,6 +96,26 @@ class ProcessRuns:
             lines.append(f"  {arm:<24} {len(walls)} processes, wall time per process median "
                          f"{walls[len(walls) // 2]:.2f} s (interpreter start and imports included)")
         return "\n".join(lines)
+
+
+def _too_few(runs: ProcessRuns, key: str, trick: str, level: float) -> Comparison:
+    """A comparison over fewer rounds than an interval needs: the range of the ratios, no verdict."""
+    import numpy as np
+
+    a, a2, b = (np.asarray(runs.values(arm, key), dtype=float) for arm in (runs.baseline, CONTROL, trick))
+    ratios, aa = np.sqrt(a * a2) / b, a / a2
+    n, need = runs.rounds, min_rounds(level)
+    base_all = np.concatenate([a, a2])
+    return Comparison(
+        names=(runs.baseline, trick), speedup=float(np.median(ratios)),
+        ci=(float(ratios.min()), float(ratios.max())), aa_speedup=float(np.median(aa)),
+        aa_ci=(float(aa.min()), float(aa.max())), verdict=f"not resolvable with {n} rounds of processes",
+        median_s=(float(np.median(base_all)), float(np.median(b))),
+        cv=(float(base_all.std() / base_all.mean()), float(b.std() / b.mean())), rounds=n, calls_per_round=1,
+        num_threads=1, device=str(runs.results[runs.baseline][0].get("device", "cpu")), level=level,
+        interval=f"range of {n} rounds: too few for an interval (a {level:.0%} interval needs {need})",
+        ratios=ratios.tolist(), aa_ratios=aa.tolist(), total_ratio=float(base_all.sum() / 2 / b.sum()),
+        warnings=[f"only {n} rounds of processes: no verdict (run at least {need})"])
 
 
 def _run_one(target: str, kwargs: Mapping[str, Any], *, python: str, env: Mapping[str, str],

@@ -65,7 +65,7 @@ def test_compare_reads_rounds_of_processes_as_rounds():
     base, copy, trick = (1e-2 * np.exp(rng.normal(0, 0.02, 8)) for _ in range(3))
     runs = ProcessRuns(target="m:f", arms={"off": {}, "on": {}}, baseline="off",
                        results={"off": [{"t": t} for t in base], CONTROL: [{"t": t} for t in copy],
-                                "on": [{"t": t / 1.5} for t in trick]})
+                                "on": [{"t": t / 1.5} for t in trick]}, order=[["off", CONTROL, "on"]] * 8)
     c = runs.compare("t", "on")
     assert c.verdict == "faster" and c.speedup == pytest.approx(1.5, rel=0.05)
     with pytest.raises(KeyError, match="returned no 'x'"):
@@ -73,3 +73,12 @@ def test_compare_reads_rounds_of_processes_as_rounds():
     no_control = ProcessRuns(target="m:f", arms={"off": {}}, baseline="off", results={"off": [{"t": 1.0}]})
     with pytest.raises(ValueError, match="A/A control"):
         no_control.compare("t", "off")
+
+
+def test_too_few_rounds_is_no_verdict():
+    runs = ProcessRuns(target="m:f", arms={"off": {}, "on": {}}, baseline="off",
+                       results={"off": [{"t": 1.0}, {"t": 1.1}], CONTROL: [{"t": 1.0}, {"t": 1.05}],
+                                "on": [{"t": 0.5}, {"t": 0.55}]}, order=[["off", CONTROL, "on"]] * 2)
+    c = runs.compare("t", "on")
+    assert c.verdict == "not resolvable with 2 rounds of processes" and "too few" in c.interval
+    assert cu.reading(c, faster="F", slower="S", not_resolvable="N", control_failed="C") == "N"
