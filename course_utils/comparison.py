@@ -81,6 +81,8 @@ class Comparison:
     min_effect: float = 1.0
     warnings: list[str] = field(default_factory=list)
     first_run: Comparison | None = field(repr=False, default=None)
+    #: How the rounds were run, when not by :func:`~course_utils.timing.compare` (fresh processes).
+    method: str = ""
 
     @property
     def resolved(self) -> bool:
@@ -107,6 +109,9 @@ class Comparison:
                     f"{self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}]), an order or "
                     f"drift effect that would bias this comparison ({trick} vs {base} measured "
                     f"{self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]). Run it again on a quieter machine.")
+        elif self.verdict.startswith("not resolvable with"):  # too few rounds for any interval
+            text = (f"{self.verdict.capitalize()}: {trick} vs {base} measured {self.speedup:.2f}× (range "
+                    f"{lo:.2f}–{hi:.2f}× over {self.rounds} rounds), too few rounds for an interval.")
         else:
             edge = "" if self.min_effect == 1.0 else f" beyond the declared minimum {self.min_effect:g}×"
             text = (f"Not resolvable on this hardware: {trick} vs {base} measured {self.speedup:.2f}× "
@@ -118,17 +123,18 @@ class Comparison:
         return text
 
     def _rows(self) -> list[tuple[str, str, str, str]]:
-        return [(name, format_seconds(t), f"{cv * 100:.1f} %", format_seconds(f))
+        return [(name, format_seconds(t), f"{cv * 100:.1f} %", "–" if math.isnan(f) else format_seconds(f))
                 for name, t, cv, f in zip(self.names, self.median_s, self.cv, self.first_call_s)]
 
     def _footer(self) -> str:
         threads = f"{self.num_threads} thread{'s' if self.num_threads != 1 else ''}"
         calls = self.calls_per_round if self.trick_calls_per_round in (None, self.calls_per_round) \
             else f"{self.calls_per_round} / {self.trick_calls_per_round}"
-        return (f"{self.rounds} interleaved rounds (random Latin-square orders, one untimed call "
-                f"before each block) × {calls} call(s) per arm, {threads}, {self.device}; speed-up = "
-                f"median of per-round baseline/trick ratios (baseline: both copies); {self.interval}; "
-                f"A/A control: {self.aa_coverage * 100:.1f} % interval")
+        how = self.method or (f"interleaved rounds (random Latin-square orders, one untimed call "
+                              f"before each block) × {calls} call(s) per arm, {threads}")
+        aa = "" if math.isnan(self.aa_coverage) else f"; A/A control: {self.aa_coverage * 100:.1f} % interval"
+        return (f"{self.rounds} {how}, {self.device}; speed-up = "
+                f"median of per-round baseline/trick ratios (baseline: both copies); {self.interval}{aa}")
 
     def lines(self) -> list[str]:
         """The printed table, line by line."""

@@ -31,6 +31,8 @@ __all__ = ["CONTROL", "ProcessRuns", "in_processes"]
 
 #: The name of the baseline's second copy in every round.
 CONTROL = "A/A control"
+#: How a comparison of process runs was measured, for its printout.
+PROCESS_METHOD = "rounds of fresh processes (one per arm per round, random orders; the baseline twice)"
 
 
 @dataclass
@@ -80,9 +82,11 @@ class ProcessRuns:
             raise ValueError("compare needs the A/A control: run in_processes(..., control=True)")
         if self.rounds < min_rounds(level):
             return _too_few(self, key, trick, level)
-        return analyze(self.values(self.baseline, key), self.values(CONTROL, key), self.values(trick, key),
-                       names=(self.baseline, trick), level=level, min_effect=min_effect,
-                       device=str(self.results[self.baseline][0].get("device", "cpu")))
+        c = analyze(self.values(self.baseline, key), self.values(CONTROL, key), self.values(trick, key),
+                    names=(self.baseline, trick), level=level, min_effect=min_effect,
+                    device=str(self.results[self.baseline][0].get("device", "cpu")))
+        c.method = PROCESS_METHOD
+        return c
 
     def to_dict(self) -> dict[str, Any]:
         """Return the runs as a JSON-serialisable dict (``kind`` = ``"process_runs"``)."""
@@ -115,7 +119,7 @@ def _too_few(runs: ProcessRuns, key: str, trick: str, level: float) -> Compariso
         num_threads=1, device=str(runs.results[runs.baseline][0].get("device", "cpu")), level=level,
         interval=f"range of {n} rounds: too few for an interval (a {level:.0%} interval needs {need})",
         ratios=ratios.tolist(), aa_ratios=aa.tolist(), total_ratio=float(base_all.sum() / 2 / b.sum()),
-        warnings=[f"only {n} rounds of processes: no verdict (run at least {need})"])
+        warnings=[f"only {n} rounds of processes: no verdict (run at least {need})"], method=PROCESS_METHOD)
 
 
 def _run_one(target: str, kwargs: Mapping[str, Any], *, python: str, env: Mapping[str, str],
