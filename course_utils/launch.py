@@ -2,21 +2,26 @@
 
 :func:`torchrun` runs ``python -m torch.distributed.run`` (what the ``torchrun`` command runs) on
 this machine: one agent with ``nproc_per_node`` processes, or ``nnodes`` agents on localhost that
-meet at one c10d rendezvous, as the nodes of a cluster would. The script is an ordinary file; each
+meet at one rendezvous, as the nodes of a cluster would (static by default: fixed membership, so
+no agent waits at exit for an elastic rendezvous to close). The script is an ordinary file; each
 rank calls :func:`report` with what it measured, and the launch returns those dicts in rank order.
 Nothing is simulated: the processes, the rendezvous and the collectives are real (gloo on a CPU,
-NCCL on GPUs, chosen by the script).
+NCCL on GPUs, chosen by the script). No process outlives a call: a rank that fails ends the
+launch with that rank's own error, a timeout stops every agent and rank.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,12 +58,16 @@ def report(data: Mapping[str, Any]) -> Path | None:
 
 
 def torchrun_command(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, node_rank: int = 0,
-                     rdzv_endpoint: str | None = None, args: Sequence[str] = (), python: str | None = None,
-                     rank0_only: bool = True) -> list[str]:
+                     rdzv_endpoint: str | None = None, rdzv_backend: str = "c10d", args: Sequence[str] = (),
+                     python: str | None = None, rank0_only: bool = True, log_dir: str | Path | None = None
+                     ) -> list[str]:
     """The command line of one torchrun agent (what a terminal or a SLURM script would run).
 
     One node: ``--standalone`` (a local rendezvous on a free port). Several: ``--nnodes``,
-    ``--node-rank`` and a c10d rendezvous at ``rdzv_endpoint`` (``host:port``).
+    ``--node-rank`` and a rendezvous at ``rdzv_endpoint`` (``host:port``): ``rdzv_backend="c10d"``
+    (elastic, what a cluster recipe uses) or ``"static"`` (node 0 hosts the store at that address
+    as ``--master-addr``/``--master-port``; fixed membership, nothing to time out at exit).
+    ``log_dir``: every rank's stdout and stderr also go to files there (``--log-dir``, ``--tee``).
     """
     if nproc_per_node < 1 or nnodes < 1:
         raise ValueError(f"nproc_per_node and nnodes must be >= 1, got {nproc_per_node}, {nnodes}")
@@ -70,10 +79,20 @@ def torchrun_command(script: str | Path, *, nproc_per_node: int = 2, nnodes: int
     else:
         if rdzv_endpoint is None:
             raise ValueError("several nodes need rdzv_endpoint='host:port' (the same for every node)")
-        cmd += [f"--nnodes={nnodes}", f"--node-rank={node_rank}", "--rdzv-backend=c10d",
-                f"--rdzv-endpoint={rdzv_endpoint}", "--rdzv-id=course"]
+        cmd += [f"--nnodes={nnodes}", f"--node-rank={node_rank}"]
+        if rdzv_backend == "c10d":
+            cmd += ["--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv_endpoint}", "--rdzv-id=course"]
+        elif rdzv_backend == "static":
+            host, _, port = rdzv_endpoint.rpartition(":")
+            if not host or not port.isdigit():
+                raise ValueError(f"rdzv_endpoint must be 'host:port', got {rdzv_endpoint!r}")
+            cmd += ["--rdzv-backend=static", f"--master-addr={host}", f"--master-port={port}"]
+        else:
+            raise ValueError(f"rdzv_backend must be 'c10d' or 'static', got {rdzv_backend!r}")
     if rank0_only:
         cmd.append("--local-ranks-filter=0")
+    if log_dir is not None:
+        cmd += [f"--log-dir={log_dir}", "--tee=3"]
     return [*cmd, str(script), *map(str, args)]
 
 
@@ -96,29 +115,114 @@ class Launch:
         return {"kind": "launch", "commands": self.commands, "returncodes": self.returncodes, "ranks": self.ranks}
 
 
+_TEE_PREFIX = re.compile(r"^\[default\d+\]:")
+
+
 def _pump(stream: Any, sink: list[str], echo: bool) -> None:
     for line in iter(stream.readline, ""):
+        line = _TEE_PREFIX.sub("", line)  # what --tee puts before each rank's line
         sink.append(line)
         if echo:
             print(line, end="", flush=True)
     stream.close()
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid``.
+
+    torchrun starts each rank in a session of its own, so a process-group kill of the agent does
+    not reach them.
+    """
+    try:
+        import psutil
+
+        return [c.pid for c in psutil.Process(pid).children(recursive=True)]
+    except ImportError:
+        pass
+    except Exception:  # the process is gone
+        return []
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def _stop(p: subprocess.Popen, grace: float = 10.0) -> None:
+    """Stop an agent and its ranks.
+
+    SIGTERM first (the agent then stops its own ranks), SIGKILL for whatever is left after
+    ``grace`` seconds.
+    """
+    if p.poll() is not None:
+        return
+    below = _descendants(p.pid)
+    p.terminate()
+    try:
+        p.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    for pid in [p.pid, *below]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    p.wait()
+
+
+def _failure(output: str, logs: Path, first_rank: int) -> str:
+    """The failed rank and the end of its own stderr (torchrun's summary names it as the root cause)."""
+    found = re.search(r"Root Cause(?:.|\n)*?local_rank: (\d+)", output)
+    local = [int(found.group(1))] if found else range(64)
+    for lr in local:
+        err = sorted(logs.glob(f"*/attempt_*/{lr}/stderr.log"))
+        lines = err[-1].read_text(errors="replace").strip().splitlines() if err else []
+        if lines:
+            return f"rank {first_rank + lr} failed:\n" + "\n".join(lines[-15:])
+    return "\n" + "\n".join(output.strip().splitlines()[-15:])
+
+
+def _wait_all(procs: list[subprocess.Popen], timeout: float) -> list[int] | None:
+    """Wait for every agent; the first one to fail ends the wait.
+
+    The others would hang in a collective with a missing peer. Returns the exit codes (the failed
+    one non-zero), or None past ``timeout``.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        codes = [p.poll() for p in procs]
+        if any(c for c in codes if c is not None) or all(c is not None for c in codes):
+            return [c if c is not None else 0 for c in codes]
+        time.sleep(0.05)
+    return None
+
+
 def torchrun(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, args: Sequence[str] = (),
              env: Mapping[str, str] | None = None, timeout: float = 600.0, stream: bool = True,
-             python: str | None = None) -> Launch:
+             python: str | None = None, rdzv_backend: str = "static") -> Launch:
     """Launch ``script`` under torchrun on this machine and return every rank's results.
 
     Args:
         script: the training script (a file).
         nproc_per_node: processes per node (per agent).
-        nnodes: torchrun agents to start on localhost, meeting at one c10d rendezvous: a
+        nnodes: torchrun agents to start on localhost, meeting at one rendezvous: a
             multi-node job on one machine, to check a launch recipe.
         args: the script's own arguments.
         env: extra environment variables for the processes (``OMP_NUM_THREADS`` defaults to 1).
         timeout: seconds the whole job may take; then every agent is stopped.
         stream: print rank 0's output (node 0's agent) as it comes.
         python: the interpreter (this one by default).
+        rdzv_backend: for ``nnodes > 1``: ``"static"`` (default; node 0 hosts the store, every
+            agent leaves as soon as its ranks are done) or ``"c10d"`` (elastic; on torch 2.14 an
+            agent was seen waiting 300 s at exit for the rendezvous' last-member key).
 
     Returns:
         The :class:`Launch`: ``ranks`` holds what each rank passed to :func:`report`.
@@ -132,9 +236,11 @@ def torchrun(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, ar
     if not script.is_file():
         raise FileNotFoundError(f"no training script at {script}")
     endpoint = f"127.0.0.1:{free_port()}" if nnodes > 1 else None
-    commands = [torchrun_command(script, nproc_per_node=nproc_per_node, nnodes=nnodes, node_rank=i,
-                                 rdzv_endpoint=endpoint, args=args, python=python) for i in range(nnodes)]
     with tempfile.TemporaryDirectory(prefix="course-ranks-") as tmp:
+        commands = [torchrun_command(script, nproc_per_node=nproc_per_node, nnodes=nnodes, node_rank=i,
+                                     rdzv_endpoint=endpoint, rdzv_backend=rdzv_backend, args=args, python=python,
+                                     log_dir=Path(tmp) / "logs" / f"node{i}")
+                    for i in range(nnodes)]
         child_env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
                      "PYTHONUNBUFFERED": "1", **(env or {}), RESULTS_ENV: tmp}
         outputs: list[list[str]] = [[] for _ in commands]
@@ -145,25 +251,20 @@ def torchrun(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, ar
             t.start()
             procs.append(p)
             pumps.append(t)
-        codes: list[int] = []
         try:
+            codes = _wait_all(procs, timeout)
+        finally:  # a timeout, a failed rank or an interrupted cell: no process outlives the call
             for p in procs:
-                codes.append(p.wait(timeout=timeout))
-        except subprocess.TimeoutExpired as e:
-            for p in procs:
-                p.kill()
-            raise RuntimeError(f"torchrun ran past its {timeout:.0f} s timeout; stopped") from e
-        finally:
-            for p in procs:
-                if p.poll() is None:
-                    p.kill()
+                _stop(p)
             for t in pumps:
                 t.join(timeout=5)
         text = ["".join(o) for o in outputs]
+        if codes is None:
+            raise RuntimeError(f"torchrun ran past its {timeout:.0f} s timeout; every agent and rank stopped")
         if any(codes):
             bad = next(i for i, c in enumerate(codes) if c)
-            tail = "\n".join(text[bad].strip().splitlines()[-15:])
-            raise RuntimeError(f"torchrun (node {bad}) exited with {codes[bad]}:\n{tail}")
+            raise RuntimeError(f"torchrun (node {bad}) exited with {codes[bad]}: "
+                               + _failure(text[bad], Path(tmp) / "logs" / f"node{bad}", nproc_per_node * bad))
         files = sorted(Path(tmp).glob("rank*.json"), key=lambda p: int(p.stem[4:]))
         ranks = [json.loads(f.read_text()) for f in files]
     expected = nproc_per_node * nnodes

@@ -1,5 +1,8 @@
 """cu.torchrun: real torchrun processes, a real rendezvous and real gloo collectives."""
 
+import time
+from pathlib import Path
+
 import pytest
 
 import course_utils as cu
@@ -8,6 +11,7 @@ from course_utils.launch import torchrun_command
 SCRIPT = '''
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
@@ -18,6 +22,10 @@ dist.init_process_group("gloo")
 rank = dist.get_rank()
 if len(sys.argv) > 1 and sys.argv[1] == "fail" and rank == 1:
     raise SystemExit("rank 1 fails on purpose")
+if len(sys.argv) > 1 and sys.argv[1] == "hang":
+    with open(sys.argv[2] + f"/pid{rank}", "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(600)
 t = torch.tensor([float(rank + 1)])
 dist.all_reduce(t)
 print(f"rank {rank} of {dist.get_world_size()}: sum {t.item():g}", flush=True)
@@ -41,16 +49,45 @@ def test_two_processes_all_reduce_and_report(script, capsys):
     assert "rank 0 of 2: sum 3" in out and "rank 1 of 2" not in out  # rank 0's output only
 
 
-def test_two_nodes_on_localhost_meet_at_one_rendezvous(script):
-    job = cu.torchrun(script, nproc_per_node=1, nnodes=2, stream=False)
+def test_two_nodes_on_localhost_meet_at_one_rendezvous_and_end_in_seconds(script):
+    start = time.monotonic()
+    job = cu.torchrun(script, nproc_per_node=1, nnodes=2, stream=False, timeout=120)
+    assert time.monotonic() - start < 60  # not the elastic agent's 300 s exit wait
     assert [r["rank"] for r in job.ranks] == [0, 1] and [r["local_rank"] for r in job.ranks] == [0, 0]
     assert all(r["sum"] == 3.0 for r in job.ranks)
-    assert "--node-rank=1" in job.commands[1] and "--rdzv-backend=c10d" in job.commands[0]
+    assert "--node-rank=1" in job.commands[1] and "--rdzv-backend=static" in job.commands[0]
+    assert any(a.startswith("--master-port=") for a in job.commands[1])
 
 
 def test_a_failing_rank_fails_the_launch(script):
-    with pytest.raises(RuntimeError, match="exited with"):
-        cu.torchrun(script, nproc_per_node=2, args=["fail"], stream=False, timeout=120)
+    with pytest.raises(RuntimeError, match=r"exited with 1: rank 1 failed:\n(.|\n)*rank 1 fails on purpose"):
+        cu.torchrun(script, nproc_per_node=2, args=["fail"], stream=False, timeout=120)  # rank 1's own error
+
+
+def test_a_failing_rank_on_the_second_node_fails_the_launch_promptly(script):
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"node 1\) exited with 1: rank 1 failed:\n(.|\n)*fails on purpose"):
+        cu.torchrun(script, nproc_per_node=1, nnodes=2, args=["fail"], stream=False, timeout=120)
+    assert time.monotonic() - start < 60  # node 0's rank, left waiting in all_reduce, was stopped
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "State:\tZ" not in state
+
+
+def test_a_timeout_stops_every_agent_and_rank(script, tmp_path):
+    with pytest.raises(RuntimeError, match="timeout; every agent and rank stopped"):
+        cu.torchrun(script, nproc_per_node=2, args=["hang", str(tmp_path)], stream=False, timeout=15)
+    pids = [int(f.read_text()) for f in tmp_path.glob("pid*")]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in pids), "a rank outlived the launch"
 
 
 def test_commands_and_bad_input():
@@ -60,6 +97,10 @@ def test_commands_and_bad_input():
     assert "--nnodes=2" in cmd and "--rdzv-endpoint=node0:29500" in cmd
     with pytest.raises(ValueError, match="rdzv_endpoint"):
         torchrun_command("train.py", nnodes=2)
+    static = torchrun_command("train.py", nnodes=2, node_rank=1, rdzv_endpoint="node0:29500", rdzv_backend="static")
+    assert "--master-addr=node0" in static and "--master-port=29500" in static
+    with pytest.raises(ValueError, match="rdzv_backend"):
+        torchrun_command("train.py", nnodes=2, rdzv_endpoint="h:1", rdzv_backend="etcd")
     with pytest.raises(ValueError, match="node_rank"):
         torchrun_command("train.py", nnodes=2, node_rank=2, rdzv_endpoint="h:1")
     with pytest.raises(FileNotFoundError):
