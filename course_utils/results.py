@@ -50,7 +50,7 @@ CLAIMS: dict[str, str] = {
     "07_host_device_sync": "transfers and syncs are expensive; stored losses keep graphs alive",
     "08_activation_checkpointing": "slightly slower, much less memory; O(√n) memory (Chen et al.)",
     "09_gradient_accumulation": "simulates a large batch when memory is short",
-    "10_distributed_data_parallel": "DDP syncs only gradients, beats DataParallel (Falcon); no_sync skips that while accumulating",
+    "10_distributed_data_parallel": "DDP syncs only gradients, beats DataParallel (Falcon); no_sync skips a sync",
     "11_zero_grad_set_to_none": "a modest speed-up; fewer memsets",
     "12_as_tensor_from_numpy": "torch.tensor always copies",
     "13_debug_tools_off": "debugging APIs slow training",
