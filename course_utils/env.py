@@ -7,6 +7,7 @@ hardware is and can do (CPU features, real bf16, machine id) lives in :mod:`.har
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import platform
 import random
@@ -273,6 +274,32 @@ class Env:
         return format_record(self.record)
 
 
+class _DropMessage(logging.Filter):
+    """A logging filter that drops the records whose message starts with ``prefix``."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(self.prefix)
+
+
+#: torch log lines that say nothing to a learner on the course's machines: (logger, message start).
+_NOISE = [
+    # a CUDA build of torch on a machine without a GPU, the first time inductor compiles C++
+    ("torch.utils.cpp_extension", "No CUDA runtime is found"),
+]
+
+
+def quiet_known_warnings() -> None:
+    """Silence torch's log lines listed in ``_NOISE`` (idempotent; :func:`setup` calls it)."""
+    for name, prefix in _NOISE:
+        log = logging.getLogger(name)
+        if not any(isinstance(f, _DropMessage) and f.prefix == prefix for f in log.filters):
+            log.addFilter(_DropMessage(prefix))
+
+
 def setup(seed: int = 0, *, verbose: bool = True) -> Env:
     """Choose the device and profile, seed every generator and print the environment record.
 
@@ -286,6 +313,7 @@ def setup(seed: int = 0, *, verbose: bool = True) -> Env:
     Raises:
         ValueError: ``COURSE_PROFILE`` names no valid profile.
     """
+    quiet_known_warnings()
     device = choose_device()
     profile = get_profile(device)
     seed_everything(seed)

@@ -236,6 +236,9 @@ def _resolve_target(target: str) -> Any:
 def child_main(argv: Sequence[str]) -> int:
     """Entry point of the child process: ``target kwargs.json result.json``."""
     target, args_path, out_path = argv
+    from .env import quiet_known_warnings
+
+    quiet_known_warnings()
     fn = _resolve_target(target)
     result = fn(**json.loads(Path(args_path).read_text()))
     if not isinstance(result, Mapping):

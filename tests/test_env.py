@@ -1,6 +1,8 @@
 import contextlib
 import json
+import os
 import re
+import subprocess
 import sys
 from types import SimpleNamespace
 
@@ -229,3 +231,14 @@ def test_gpu_profile_from_a_cuda_device_string(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     assert cu.get_profile(torch.device("cuda", 1)) == "gpu"
     assert cu.get_profile(torch.device("mps")) == "cpu"
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_setup_silences_the_cuda_home_line_of_a_cpu_only_compile(tmp_path, quiet):
+    # torch logs it when inductor first loads cpp_extension on a CUDA build without a GPU; the control shows it
+    code = ("import course_utils as cu\n" + ("cu.env.quiet_known_warnings()\n" if quiet else "")
+            + "import torch.utils.cpp_extension\n")
+    env = {**os.environ, "CUDA_HOME": str(tmp_path), "CUDA_VISIBLE_DEVICES": ""}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert ("No CUDA runtime is found" in out.stderr) is not quiet
