@@ -35,6 +35,7 @@ class History:
     eval_step: list[int] = field(default_factory=list)
     eval_accuracy: list[float] = field(default_factory=list)
     eval_time: list[float] = field(default_factory=list)
+    eval_seconds: list[float] = field(default_factory=list)  #: host time each evaluation took
 
     @property
     def steps(self) -> int:
@@ -77,6 +78,17 @@ class History:
         if step is None:
             return None
         return (self.wall_time if clock == "device" else self.host_wall_time)[step - 1]
+
+    def elapsed_to(self, target: float) -> float | None:
+        """Host seconds until the accuracy first reached ``target``, evaluations included.
+
+        What a stopwatch beside the run reads: every step's host time (data loading included)
+        plus every evaluation up to and including the one that reached ``target``; None if never.
+        """
+        for i, (step, acc) in enumerate(zip(self.eval_step, self.eval_accuracy)):
+            if acc >= target:
+                return self.host_wall_time[step - 1] + sum(self.eval_seconds[:i + 1])
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the history as a JSON-serialisable dict."""

@@ -133,7 +133,9 @@ def save(notebook: str, env: Env, *, headline: str, root: str | Path | None = No
         "headline": headline,
         "measurements": _as_json(measurements),
     }
-    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    tmp.replace(path)  # an interrupted save leaves the earlier result whole, never half a file
     print(f"saved       {path}")
     return path
 

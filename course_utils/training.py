@@ -160,6 +160,7 @@ def train(
     step_fn: StepFn = train_step,
     eval_every: int | None = None,
     eval_data: Dataset | None = None,
+    eval_fn: Callable[[nn.Module, torch.Tensor, torch.Tensor], float] | None = None,
     target: float | None = None,
     device: torch.device | str | None = None,
     seed: int = 0,
@@ -182,6 +183,8 @@ def train(
         step_fn: the step; :func:`train_step` or a replacement with the same signature.
         eval_every: evaluate test accuracy every this many steps (and at the end).
         eval_data: where to evaluate; the test split of ``data`` when it is a Dataset.
+        eval_fn: ``eval_fn(model, X_test, y_test)`` returning the accuracy; :func:`evaluate`
+            when omitted. Each evaluation's host time goes to ``History.eval_seconds``.
         target: stop at the first evaluation whose accuracy reaches this value.
         device: where to train; the model's device when omitted.
         seed: seed of the batch order (Dataset only; a DataLoader has its own).
@@ -243,7 +246,9 @@ def train(
             if eval_every and (step % eval_every == 0 or step == steps):
                 clock.flush(hist.step_time)  # the sync an evaluation needs anyway: the queue drains here
                 hist.host_step_time.append(time.perf_counter() - boundary)
-                acc = evaluate(model, eval_data.X_test, eval_data.y_test)
+                t_eval = time.perf_counter()
+                acc = (eval_fn or evaluate)(model, eval_data.X_test, eval_data.y_test)
+                hist.eval_seconds.append(time.perf_counter() - t_eval)
                 hist.eval_step.append(step)
                 hist.eval_accuracy.append(acc)
                 hist.eval_time.append(sum(hist.step_time))

@@ -249,3 +249,23 @@ def test_train_step_clips_with_the_function_it_is_given(digits):
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     cu.train_step(model, (digits.X_train[:32], digits.y_train[:32]), opt, clip_grad_norm=0.5, clip_fn=my_clip)
     assert calls == [0.5]
+
+
+def test_an_eval_fn_plugs_in_and_elapsed_to_counts_the_evaluations(digits):
+    import time
+
+    calls = []
+
+    def slow_eval(model, X, y):
+        calls.append(torch.is_grad_enabled())
+        time.sleep(0.05)  # a slow evaluation: on no step clock, but on the stopwatch
+        return cu.evaluate(model, X, y)
+
+    hist = cu.train(mlp(), digits, steps=60, eval_every=20, eval_fn=slow_eval, progress=False)
+    assert len(calls) == 3 and len(hist.eval_seconds) == 3 and all(s >= 0.05 for s in hist.eval_seconds)
+    target = hist.eval_accuracy[1] - 1e-9 if hist.eval_accuracy[0] < hist.eval_accuracy[1] else 0.0
+    first = next(i for i, a in enumerate(hist.eval_accuracy) if a >= target)
+    expected = hist.host_wall_time[hist.eval_step[first] - 1] + sum(hist.eval_seconds[:first + 1])
+    assert hist.elapsed_to(target) == pytest.approx(expected)
+    assert hist.elapsed_to(target) >= 0.05 * (first + 1) + hist.time_to(target, clock="host") - 1e-9
+    assert hist.elapsed_to(1.01) is None
