@@ -289,6 +289,8 @@ class _DropMessage(logging.Filter):
 _NOISE = [
     # a CUDA build of torch on a machine without a GPU, the first time inductor compiles C++
     ("torch.utils.cpp_extension", "No CUDA runtime is found"),
+    # Dynamo's advice at every .item() graph break; torch._dynamo.explain reports the break itself
+    ("torch._dynamo.variables.tensor", "Graph break from `Tensor.item()`"),
 ]
 
 

@@ -182,11 +182,15 @@ def _failure(output: str, logs: Path, first_rank: int) -> str:
     """The failed rank and the end of its own stderr (torchrun's summary names it as the root cause)."""
     found = re.search(r"Root Cause(?:.|\n)*?local_rank: (\d+)", output)
     local = [int(found.group(1))] if found else range(64)
+    code = re.search(r"Root Cause(?:.|\n)*?exitcode\s*: (-?\d+)", output)
+    how = ""
+    if code:
+        how = f" (exit code {code.group(1)}{', killed by a signal' if code.group(1).startswith('-') else ''})"
     for lr in local:
         err = sorted(logs.glob(f"*/attempt_*/{lr}/stderr.log"))
         lines = err[-1].read_text(errors="replace").strip().splitlines() if err else []
         if lines:
-            return f"rank {first_rank + lr} failed:\n" + "\n".join(lines[-15:])
+            return f"rank {first_rank + lr} failed{how}:\n" + "\n".join(lines[-15:])
     return "\n" + "\n".join(output.strip().splitlines()[-15:])
 
 

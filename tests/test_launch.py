@@ -60,13 +60,15 @@ def test_two_nodes_on_localhost_meet_at_one_rendezvous_and_end_in_seconds(script
 
 
 def test_a_failing_rank_fails_the_launch(script):
-    with pytest.raises(RuntimeError, match=r"exited with 1: rank 1 failed:\n(.|\n)*rank 1 fails on purpose"):
+    own_error = r"exited with 1: rank 1 failed \(exit code 1\):\n(.|\n)*rank 1 fails on purpose"
+    with pytest.raises(RuntimeError, match=own_error):
         cu.torchrun(script, nproc_per_node=2, args=["fail"], stream=False, timeout=120)  # rank 1's own error
 
 
 def test_a_failing_rank_on_the_second_node_fails_the_launch_promptly(script):
     start = time.monotonic()
-    with pytest.raises(RuntimeError, match=r"node 1\) exited with 1: rank 1 failed:\n(.|\n)*fails on purpose"):
+    own_error = r"node 1\) exited with 1: rank 1 failed \(exit code 1\)(.|\n)*fails on purpose"
+    with pytest.raises(RuntimeError, match=own_error):
         cu.torchrun(script, nproc_per_node=1, nnodes=2, args=["fail"], stream=False, timeout=120)
     assert time.monotonic() - start < 60  # node 0's rank, left waiting in all_reduce, was stopped
 
