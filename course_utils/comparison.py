@@ -46,6 +46,16 @@ def interval_label(level: float, coverage: float) -> str:
             f"rounds (order statistics; covers {coverage * 100:.1f} %)")
 
 
+
+def _ratio(x: float) -> str:
+    """A ratio for the table: 3 decimals, or 3 significant digits below 0.01 (a compile: 6.12e-05)."""
+    return f"{x:.3g}" if 0 < x < 0.01 else f"{x:.3f}"
+
+
+def _times(x: float) -> str:
+    """How many times the time: 1.39×, 16,400× (no false decimals on a huge ratio)."""
+    return f"{x:,.3g}×".replace("e+0", "e") if x >= 1e6 else (f"{x:,.0f}×" if x >= 100 else f"{x:.2f}×")
+
 @dataclass(repr=False)
 class Comparison:
     """The result of :func:`~course_utils.timing.compare`. ``speedup`` > 1: the trick is faster.
@@ -102,13 +112,17 @@ class Comparison:
         if self.verdict == FASTER:
             text = f"{trick} is {self.speedup:.2f}× faster than {base} ({ci} {lo:.2f}–{hi:.2f}×)."
         elif self.verdict == SLOWER:
-            text = (f"{trick} is slower: it takes {self.time_ratio:.2f}× the time of {base} "
-                    f"({ci} {1 / hi:.2f}–{1 / lo:.2f}×).")
+            text = (f"{trick} is slower: it takes {_times(self.time_ratio)} the time of {base} "
+                    f"({ci} {_times(1 / hi)[:-1]}–{_times(1 / lo)}).")
         elif self.verdict == CONTROL_FAILED:
             text = (f"Control failed: two identical arms differed ({base} against itself gave "
                     f"{self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}]), an order or "
                     f"drift effect that would bias this comparison ({trick} vs {base} measured "
                     f"{self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]). Run it again on a quieter machine.")
+        elif self.verdict.startswith("not resolvable with") and self.speedup < 1:  # too few rounds, slower
+            text = (f"{self.verdict.capitalize()}: {trick} took {_times(self.time_ratio)} the time of {base} "
+                    f"(range {_times(1 / hi)}–{_times(1 / lo)} over {self.rounds} rounds), too few rounds for "
+                    "an interval.")
         elif self.verdict.startswith("not resolvable with"):  # too few rounds for any interval
             text = (f"{self.verdict.capitalize()}: {trick} vs {base} measured {self.speedup:.2f}× (range "
                     f"{lo:.2f}–{hi:.2f}× over {self.rounds} rounds), too few rounds for an interval.")
@@ -142,8 +156,8 @@ class Comparison:
         out = [f"{'arm':<{width}}{'median time':>14}{'spread (CV)':>14}{'first call':>14}"]
         out += [f"{n:<{width}}{t:>14}{cv:>14}{f:>14}" for n, t, cv, f in self._rows()]
         out += [
-            f"speed-up      {self.speedup:.3f}× [{self.ci[0]:.3f}, {self.ci[1]:.3f}]"
-            f"   (ratio of total times {self.total_ratio:.3f}×)",
+            f"speed-up      {_ratio(self.speedup)}× [{_ratio(self.ci[0])}, {_ratio(self.ci[1])}]"
+            f"   (ratio of total times {_ratio(self.total_ratio)}×)",
             f"A/A control   {self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}]",
             f"verdict       {self.verdict}",
             self.summary(),

@@ -171,3 +171,10 @@ def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
     calls.clear()
     c = cu.compare(work, double_work, rounds=6, num_threads=1, min_round_time=0.0, rerun=False)
     assert calls == [0] and c.verdict == CONTROL_FAILED and c.first_run is None
+
+
+def test_huge_and_tiny_ratios_print_without_false_zeros():
+    from course_utils.comparison import _ratio, _times
+
+    assert _ratio(6.1e-05) == "6.1e-05" and _ratio(0.9061) == "0.906"  # a compile: not "0.000×"
+    assert _times(16393.4) == "16,393×" and _times(1.387) == "1.39×" and _times(2.5e7) == "2.5e7×"
