@@ -100,6 +100,10 @@ class Comparison:
         return self.verdict in (FASTER, SLOWER)
 
     @property
+    def _n_rounds(self) -> str:
+        return f"{self.rounds} round{'s' if self.rounds != 1 else ''}"
+
+    @property
     def time_ratio(self) -> float:
         """Trick time over baseline time (2.0: the trick takes twice as long)."""
         return 1.0 / self.speedup
@@ -121,11 +125,11 @@ class Comparison:
                     f"{self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]). Run it again on a quieter machine.")
         elif self.verdict.startswith("not resolvable with") and self.speedup < 1:  # too few rounds, slower
             text = (f"{self.verdict.capitalize()}: {trick} took {_times(self.time_ratio)} the time of {base} "
-                    f"(range {_times(1 / hi)}–{_times(1 / lo)} over {self.rounds} rounds), too few rounds for "
+                    f"(range {_times(1 / hi)}–{_times(1 / lo)} over {self._n_rounds}), too few rounds for "
                     "an interval.")
         elif self.verdict.startswith("not resolvable with"):  # too few rounds for any interval
             text = (f"{self.verdict.capitalize()}: {trick} vs {base} measured {self.speedup:.2f}× (range "
-                    f"{lo:.2f}–{hi:.2f}× over {self.rounds} rounds), too few rounds for an interval.")
+                    f"{lo:.2f}–{hi:.2f}× over {self._n_rounds}), too few rounds for an interval.")
         else:
             edge = "" if self.min_effect == 1.0 else f" beyond the declared minimum {self.min_effect:g}×"
             text = (f"Not resolvable on this hardware: {trick} vs {base} measured {self.speedup:.2f}× "

@@ -113,7 +113,8 @@ def _too_few(runs: ProcessRuns, key: str, trick: str, level: float) -> Compariso
     return Comparison(
         names=(runs.baseline, trick), speedup=float(np.median(ratios)),
         ci=(float(ratios.min()), float(ratios.max())), aa_speedup=float(np.median(aa)),
-        aa_ci=(float(aa.min()), float(aa.max())), verdict=f"not resolvable with {n} rounds of processes",
+        aa_ci=(float(aa.min()), float(aa.max())),
+        verdict=f"not resolvable with {n} round{'s' if n != 1 else ''} of processes",
         median_s=(float(np.median(base_all)), float(np.median(b))),
         cv=(float(base_all.std() / base_all.mean()), float(b.std() / b.mean())), rounds=n, calls_per_round=1,
         num_threads=1, device=str(runs.results[runs.baseline][0].get("device", "cpu")), level=level,
