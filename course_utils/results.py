@@ -58,6 +58,7 @@ CLAIMS: dict[str, str] = {
     "15_no_bias_before_batchnorm": "a small speed-up; BatchNorm's mean subtraction cancels the bias",
     "16_no_grad_validation": "less memory, faster evaluation",
     "17_input_normalization": "you are probably already doing this",
+    "18_pytorch2_speedups": "predates the sources; torch.compile trains 43 % faster on average (PyTorch 2.0, A100)",
 }
 
 
