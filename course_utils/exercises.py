@@ -9,10 +9,12 @@ says nothing about why. Wrap such a cell::
 
 While the exercise is unfinished the block stops at the first ``NotImplementedError`` raised by
 notebook code (a stub) or ``NameError``, prints which exercise to finish first, and the notebook
-goes on: the cells that do not need it still run. A ``NotImplementedError`` with a message (an
-operator missing on a device) is not a stub and propagates. Every other exception propagates. When the
-exercise is done the block runs as if it were not there. The grading tests check that a solution
-never prints the message, so the wrapper cannot hide a bug in a lesson.
+goes on: the cells that do not need it still run. A stub re-raised by the engine (an arm of a
+comparison that raised, ``raise RuntimeError(...) from stub_error``) counts as the stub. A
+``NotImplementedError`` with a message (an operator missing on a device) is not a stub and
+propagates. Every other exception propagates. When the exercise is done the block runs as if it
+were not there. The grading tests check that a solution never prints the message, so the
+wrapper cannot hide a bug in a lesson.
 """
 
 from __future__ import annotations
@@ -52,6 +54,18 @@ def _from_notebook(tb: TracebackType | None) -> bool:
     return name.startswith("<") or "ipykernel" in name or "ipython-input" in name
 
 
+def _stub_in_chain(exc: BaseException, tb: TracebackType | None) -> bool:
+    """Whether ``exc`` is a stub, or was raised ``from`` one (an engine wrapper naming the arm)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if _is_stub(exc, tb):
+            return True
+        exc = exc.__cause__
+        tb = exc.__traceback__ if exc is not None else None
+    return False
+
+
 class needs:  # noqa: N801 - used as ``with cu.needs(...)`` like a function
     """Context manager: run the block, or say which unfinished exercise it needs and skip it.
 
@@ -73,7 +87,7 @@ class needs:  # noqa: N801 - used as ``with cu.needs(...)`` like a function
                  tb: TracebackType | None) -> bool:
         if exc_type is None:
             return False
-        if not (issubclass(exc_type, NameError) or (exc is not None and _is_stub(exc, tb))):
+        if not (issubclass(exc_type, NameError) or (exc is not None and _stub_in_chain(exc, tb))):
             return False
         self.skipped = True
         what = " and ".join(self.exercises)

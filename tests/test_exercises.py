@@ -40,6 +40,23 @@ def test_a_stub_raised_in_a_dataloader_worker_is_skipped(capsys):
     assert block.skipped
 
 
+def test_a_stub_wrapped_by_a_timing_arm_is_skipped(capsys):
+    scope: dict = {}
+    exec(STUB, scope)
+    with cu.needs("Exercise 1") as block:
+        cu.clock.call(lambda: scope["stub_in_notebook"](1), "your version")
+    assert block.skipped and "Exercise 1" in capsys.readouterr().out
+
+
+def test_a_real_error_wrapped_by_a_timing_arm_propagates():
+    def broken():
+        raise ValueError("a real problem")
+
+    with pytest.raises(RuntimeError, match="your version"):
+        with cu.needs("Exercise 1"):
+            cu.clock.call(broken, "your version")
+
+
 def test_a_not_implemented_error_with_a_message_propagates():
     scope: dict = {}
     exec(compile("def op(x):\n    raise NotImplementedError('aten::foo is not implemented for MPS')\n",
