@@ -8,6 +8,12 @@ as the A/A control), and returns what each run's function returned. :meth:`Proce
 turns one number per run into the engine's interleaved comparison, rounds being rounds of
 processes. The target is a function in an importable module or a ``.py`` file (a notebook writes
 one), called with keyword arguments that JSON can carry; it returns a dict of numbers or lists.
+
+Importing torch takes a second or two of every fresh interpreter. ``preload=("torch",)`` forks
+each run from a server process that imported torch once and did nothing else
+(``course_utils._forkserver``, like multiprocessing's forkserver without pickling or a re-import
+of ``__main__``): no CUDA context, no cuDNN cache, no compiled graph exists in it, so every run
+still starts with all of them empty; only the import is shared.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ class ProcessRuns:
     results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     wall_s: dict[str, list[float]] = field(default_factory=dict)
     order: list[list[str]] = field(default_factory=list)
+    preload: list[str] = field(default_factory=list)
 
     @property
     def rounds(self) -> int:
@@ -91,14 +98,16 @@ class ProcessRuns:
     def to_dict(self) -> dict[str, Any]:
         """Return the runs as a JSON-serialisable dict (``kind`` = ``"process_runs"``)."""
         return {"kind": "process_runs", "target": self.target, "arms": self.arms, "baseline": self.baseline,
-                "results": self.results, "wall_s": self.wall_s, "order": self.order}
+                "results": self.results, "wall_s": self.wall_s, "order": self.order, "preload": self.preload}
 
     def __str__(self) -> str:
         lines = [f"{self.rounds} rounds of fresh processes running {self.target} (arm order random each round)"]
+        start = (f"forked from a process that imported {', '.join(self.preload)}; the rest of its start included"
+                 if self.preload else "interpreter start and imports included")
         for arm, walls in self.wall_s.items():
             walls = sorted(walls)
             lines.append(f"  {arm:<24} {len(walls)} processes, wall time per process median "
-                         f"{walls[len(walls) // 2]:.2f} s (interpreter start and imports included)")
+                         f"{walls[len(walls) // 2]:.2f} s ({start})")
         return "\n".join(lines)
 
 
@@ -144,7 +153,8 @@ def _run_one(target: str, kwargs: Mapping[str, Any], *, python: str, env: Mappin
 
 def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: int | None = None,
                  control: bool = True, env: Mapping[str, str] | None = None, python: str | None = None,
-                 timeout: float = 600.0, seed: int = 0, progress: bool = True) -> ProcessRuns:
+                 timeout: float = 600.0, seed: int = 0, progress: bool = True,
+                 preload: Sequence[str] = ()) -> ProcessRuns:
     """Run ``target(**arms[name])`` in a fresh Python process per arm per round, alternating the arms.
 
     Args:
@@ -160,6 +170,8 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
         timeout: seconds one process may take.
         seed: seed of the arm orders.
         progress: show a progress bar over the processes.
+        preload: modules (``("torch",)``) imported once by a server that forks every run, to save
+            each run the import; empty (the default): a new interpreter per run. Not with ``python``.
 
     Returns:
         The :class:`ProcessRuns`.
@@ -179,6 +191,8 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
             json.dumps(dict(kwargs))
         except TypeError as e:
             raise ValueError(f"arm {name!r}: its arguments must be JSON (numbers, strings, lists): {e}") from e
+    if preload and python is not None:
+        raise ValueError("preload forks runs from this interpreter's modules: it cannot use another python")
     n = rounds if rounds is not None else min_rounds()
     if n < 1:
         raise ValueError(f"rounds must be >= 1, got {n}")
@@ -187,10 +201,13 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
     if control:
         runs = {baseline: runs[baseline], CONTROL: runs[baseline], **{k: v for k, v in runs.items() if k != baseline}}
     pr = ProcessRuns(target=target, arms={k: dict(v) for k, v in arms.items()}, baseline=baseline,
-                     results={k: [] for k in runs}, wall_s={k: [] for k in runs})
+                     results={k: [] for k in runs}, wall_s={k: [] for k in runs}, preload=list(preload))
     child_env = {"COURSE_PROFILE": os.environ.get("COURSE_PROFILE", ""), **(env or {})}
     rng = random.Random(seed)
     bar = None
+    from ._forkserver import ForkServer  # not at import: `python -m course_utils._forkserver` runs it
+
+    server = ForkServer(preload, child_env) if preload else None
     if progress:
         from tqdm.auto import tqdm
 
@@ -201,8 +218,11 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
             rng.shuffle(order)
             pr.order.append(order)
             for name in order:
-                result, wall = _run_one(target, runs[name], python=python or sys.executable, env=child_env,
-                                        timeout=timeout, arm=name)
+                if server is not None:
+                    result, wall = server.run(target, runs[name], env=child_env, timeout=timeout, arm=name)
+                else:
+                    result, wall = _run_one(target, runs[name], python=python or sys.executable, env=child_env,
+                                            timeout=timeout, arm=name)
                 pr.results[name].append(result)
                 pr.wall_s[name].append(wall)
                 if bar is not None:
@@ -210,6 +230,8 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
     finally:
         if bar is not None:
             bar.close()
+        if server is not None:
+            server.close()
     return pr
 
 

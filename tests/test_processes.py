@@ -1,5 +1,7 @@
 """cu.in_processes: every run in a fresh interpreter, arms alternated, results back as data."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -20,11 +22,18 @@ def measure(benchmark, value):
     before = torch.backends.cudnn.benchmark
     torch.backends.cudnn.benchmark = benchmark
     return {"calls": CALLS, "flag_before": before, "flag": torch.backends.cudnn.benchmark, "pid": os.getpid(),
-            "t": value}
+            "t": value, "var": os.environ.get("COURSE_TEST_VAR")}
 
 
 def broken(**kwargs):
     raise ValueError("this arm is broken on purpose")
+
+
+def sleepy(**kwargs):
+    import time
+
+    time.sleep(60)
+    return {}
 '''
 
 
@@ -42,6 +51,30 @@ def test_each_run_is_a_fresh_process_and_arms_alternate(tmp_path):
     assert runs.values("on", "flag") == [True] and runs.values(CONTROL, "flag") == [False]
     assert all(w > 0 for ws in runs.wall_s.values() for w in ws)
     assert runs.to_dict()["kind"] == "process_runs"
+
+
+def test_preloaded_runs_are_fresh_processes_too(tmp_path):
+    path = tmp_path / "target.py"
+    path.write_text(TARGET)
+    runs = cu.in_processes(f"{path}:measure", {"off": {"benchmark": False, "value": 1.0},
+                                               "on": {"benchmark": True, "value": 0.5}}, rounds=2, progress=False,
+                           preload=("torch",), env={"COURSE_TEST_VAR": "x"})
+    pids = {r["pid"] for rs in runs.results.values() for r in rs}
+    assert len(pids) == 6, "every run of every arm gets its own process"
+    for rs in runs.results.values():
+        assert all(r["calls"] == 1 and r["flag_before"] is False for r in rs)  # nothing carried over
+    assert runs.values("on", "flag") == [True, True] and runs.values(CONTROL, "flag") == [False, False]
+    assert runs.values("on", "var") == ["x", "x"], "the run's environment reaches the forked process"
+    assert "imported torch" in str(runs) and runs.to_dict()["preload"] == ["torch"]
+    with pytest.raises(RuntimeError, match=r"(?s)arm 'bad'.*broken on purpose"):
+        cu.in_processes(f"{path}:broken", {"bad": {}}, rounds=1, control=False, progress=False, preload=("torch",))
+    started = time.perf_counter()
+    with pytest.raises(RuntimeError, match="past its 2 s timeout"):
+        cu.in_processes(f"{path}:sleepy", {"slow": {}}, rounds=1, control=False, progress=False,
+                        preload=("torch",), timeout=2)
+    assert time.perf_counter() - started < 30, "a run past its timeout is killed, not waited for"
+    with pytest.raises(ValueError, match="another python"):
+        cu.in_processes(f"{path}:measure", {"a": {}}, preload=("torch",), python="/usr/bin/python3")
 
 
 def test_a_failing_arm_says_which_and_why(tmp_path):
