@@ -3,7 +3,7 @@
 ``python -m course_utils._forkserver torch,course_utils`` prints ``ready``, then reads one JSON
 request per line on stdin (``target``, ``args``, ``out``, ``log``, ``env``), forks, prints the
 child's ``{"pid": ...}``, and when it ends ``{"status": exit code}``. The child writes its stdout
-and stderr to ``log`` and its result to ``out`` (see :func:`course_utils.processes.child_main`). :class:`ForkServer` is
+and stderr to ``log`` and its result to ``out`` (see :func:`course_utils._child.child_main`). :class:`ForkServer` is
 the parent's side.
 """
 
@@ -94,7 +94,7 @@ def _child(req: dict) -> int:
     os.dup2(fd, 2)
     os.environ.update(req["env"])
     try:
-        from course_utils.processes import child_main
+        from course_utils._child import child_main
 
         return child_main([req["target"], req["args"], req["out"]])
     except BaseException:
