@@ -1,0 +1,121 @@
+"""The fixes of the capstone's speed-run as switches, and the device-dependent choices they use.
+
+:data:`FIXES` names each fix with the problem of the naive script it removes; a :class:`Stack`
+says which are on; :class:`SpeedConfig` holds the choices that depend on the device (precision,
+workers, batch and learning rate with warm-up), which :func:`fast_config` makes from a
+:class:`DeviceInfo` (this machine's, or a faked one in tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import torch
+
+#: The fixes, each with the problem of the naive script it removes.
+FIXES: dict[str, str] = {
+    "decode_once": "images decoded once into a tensor on the device, batches indexed there "
+                   "(not PNG files decoded every epoch and each batch copied)",
+    "workers": "DataLoader workers (and pinned memory on CUDA) while the files are still read every epoch",
+    "constants_on_device": "the loss's class weights built once on the device, not on the CPU and moved every step",
+    "no_item_log": "no loss.item() (a host-device sync) logged every step",
+    "no_anomaly": "autograd anomaly detection off (a debugging tool left on)",
+    "no_conv_bias": "no conv bias before BatchNorm (BatchNorm subtracts it again)",
+    "big_batch": "a larger batch with the learning rate scaled to it",
+    "one_cycle": "a one-cycle schedule with warm-up instead of a constant learning rate",
+    "amp": "mixed precision in the dtype the device computes fastest (none where it has none)",
+    "inference_eval": "evaluation under torch.inference_mode, not with autograd recording",
+}
+#: The naive script's batch size and learning rate (the base of the scaling rule).
+NAIVE_BATCH, NAIVE_LR = 32, 0.05
+#: Warm-up share of the run with ``one_cycle`` (OneCycleLR's ``pct_start``).
+WARMUP = 0.25
+
+
+@dataclass(frozen=True)
+class Stack:
+    """Which fixes are on (all: the speed-run; none: the naive script)."""
+
+    fixes: frozenset[str]
+
+    def __post_init__(self) -> None:
+        unknown = set(self.fixes) - set(FIXES)
+        if unknown:
+            raise ValueError(f"unknown fix(es) {sorted(unknown)}; the fixes are {', '.join(FIXES)}")
+
+    @classmethod
+    def full(cls, without: Iterable[str] = ()) -> Stack:
+        """Every fix, less ``without``."""
+        without = frozenset(without)
+        cls(without)  # the same check and message for a misspelt name
+        return cls(frozenset(FIXES) - without)
+
+    @classmethod
+    def naive(cls, plus: Iterable[str] = ()) -> Stack:
+        """No fix, or only ``plus``."""
+        return cls(frozenset(plus))
+
+    @property
+    def name(self) -> str:
+        """"naive", "full stack", "naive + FIX" or "full stack − FIX"."""
+        on = [f for f in FIXES if f in self.fixes]
+        off = [f for f in FIXES if f not in self.fixes]
+        if not on:
+            return "naive"
+        if not off:
+            return "full stack"
+        return "naive + " + " + ".join(on) if len(on) <= len(off) else "full stack − " + " − ".join(off)
+
+    def __contains__(self, fix: object) -> bool:
+        return fix in self.fixes
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """What :func:`fast_config` decides from: real (:meth:`here`) or faked in tests."""
+
+    type: str
+    name: str = ""
+    capability: tuple[int, int] | None = None
+    cpu_count: int = 1
+    cpu_bf16: bool = False
+
+    @classmethod
+    def here(cls, device: torch.device | str) -> DeviceInfo:
+        """The facts of this machine for ``device``."""
+        from .hardware import cpu_bf16_support, cuda_capability, usable_cpus
+
+        device = torch.device(device)
+        cuda = device.type == "cuda"
+        return cls(device.type, torch.cuda.get_device_name(device) if cuda else device.type,
+                   cuda_capability(device) if cuda else None, usable_cpus(), cpu_bf16_support())
+
+
+@dataclass(frozen=True)
+class SpeedConfig:
+    """The device-dependent choices of the stack (used by the fixes that are on)."""
+
+    amp_dtype: torch.dtype | None
+    num_workers: int
+    pin_memory: bool
+    batch_size: int
+    lr: float
+    warmup: float
+
+
+def fast_config(info: DeviceInfo) -> SpeedConfig:
+    """The course's choices for a device (lesson 19's exercise asks for the same rules).
+
+    Precision: lesson 04's rule (bf16 on CUDA from sm_80 and on a CPU with real bf16, fp16 on
+    older CUDA GPUs and on MPS, none on other CPUs). Workers: one per CPU beyond the main
+    process, at most 8; pinned memory on CUDA only. Batch 256 on CUDA, 128 elsewhere, with the
+    learning rate scaled linearly from the naive script's (0.05 at 32) and a quarter of the run
+    spent warming up.
+    """
+    from .hardware import pick_amp_dtype
+
+    batch = 256 if info.type == "cuda" else 128
+    return SpeedConfig(amp_dtype=pick_amp_dtype(info.type, info.capability, info.cpu_bf16),
+                       num_workers=max(0, min(8, info.cpu_count - 1)), pin_memory=info.type == "cuda",
+                       batch_size=batch, lr=NAIVE_LR * batch / NAIVE_BATCH, warmup=WARMUP)

@@ -1,0 +1,280 @@
+"""The capstone's training script: a naive one with the earlier lessons' problems, each fix a switch.
+
+The naive script reads PNG files through a DataLoader with 0 workers, copies every batch to the
+device, builds a constant on the CPU and moves it every step, logs ``loss.item()`` every step,
+leaves anomaly detection on, trains a conv net with biases before BatchNorm at a small batch and
+a constant learning rate in full precision, and evaluates with autograd on. :data:`FIXES` names
+the fixes; :class:`Stack` says which are on; :class:`SpeedConfig` holds the device-dependent
+choices (precision, workers, batch and learning rate with warm-up) that :func:`fast_config` makes.
+
+A run trains until its **validation** accuracy (a split held out of the training images) reaches
+the target, evaluating every :data:`EVAL_EXAMPLES` training examples, within a budget fixed in
+advance, and evaluates the **test** set once, at the end: nothing is chosen on the test set, and
+the run's log (:attr:`RunResult.log`) shows it. Time to target is the stopwatch from the run's
+start (data decoding and worker start-up included) to that evaluation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from .fixes import FIXES, NAIVE_BATCH, NAIVE_LR, DeviceInfo, SpeedConfig, Stack, fast_config
+
+#: Evaluate validation accuracy every this many training examples (the same grid for every batch size).
+EVAL_EXAMPLES = 512
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Sizes and target of one profile, fixed before any run and never tuned on the test set."""
+
+    train_size: int
+    val_size: int
+    test_size: int
+    budget_examples: int
+    target: float
+    width: int
+    depth: int
+
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile(1024, 512, 512, 4096, 0.50, 8, 2),
+    "cpu": Profile(4096, 1000, 2000, 24576, 0.75, 16, 3),
+    "gpu": Profile(55000, 5000, 10000, 55000 * 12, 0.91, 32, 3),
+}
+
+
+@dataclass
+class Prepared:
+    """A dataset split for speed-runs, with its training images written as PNG files (once)."""
+
+    data: Any  # course_utils.data.Dataset: train / test
+    X_val: torch.Tensor
+    y_val: torch.Tensor
+    image_root: Path
+    profile: str
+
+    @property
+    def sizes(self) -> Profile:
+        """The profile's sizes and target."""
+        return PROFILES[self.profile]
+
+
+def prepare(dataset: str = "fashionmnist", profile: str = "cpu", *, verbose: bool = True) -> Prepared:
+    """Load ``dataset`` at ``profile``'s sizes, hold out a validation split, write the PNG files (reused)."""
+    from . import data as cu_data
+    from .image_files import write_image_folder
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+    p = PROFILES[profile]
+    ds = cu_data.load_dataset(dataset, train_size=p.train_size + p.val_size, test_size=p.test_size, verbose=verbose)
+    order = torch.randperm(len(ds.X_train), generator=torch.Generator().manual_seed(0))
+    val, train = order[:p.val_size], order[p.val_size:]
+    data = cu_data.Dataset(ds.name, ds.X_train[train], ds.y_train[train], ds.X_test, ds.y_test, ds.classes)
+    root = cu_data.cache_dir() / "png" / f"speedrun-{ds.name}-{profile}"
+    write_image_folder(data.X_train, data.y_train, root, classes=ds.classes, skip_existing=True, verbose=verbose)
+    return Prepared(data, ds.X_train[val], ds.y_train[val], root, profile)
+
+
+@dataclass
+class RunResult:
+    """One run: time to target (None if the budget ran out first), accuracies, and its log."""
+
+    stack: str
+    seed: int
+    target: float
+    time_to_target: float | None
+    val_accuracy: float
+    test_accuracy: float
+    steps: int
+    examples: int
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as JSON values."""
+        return asdict(self)
+
+
+def _eval_with_autograd(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
+    """The naive evaluation: eval mode, but autograd records every op (and keeps the activations)."""
+    model.eval()
+    try:
+        correct = sum(int((model(X[i:i + 256]).argmax(1) == y[i:i + 256]).sum()) for i in range(0, len(X), 256))
+    finally:
+        model.train()
+    return correct / len(X)
+
+
+def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig | None = None,
+             device: torch.device | str | None = None, target: float | None = None,
+             progress: bool = False) -> RunResult:
+    """Run ``stack``'s script once: train to the validation target, then test once.
+
+    Args:
+        stack: the fixes that are on.
+        prepared: from :func:`prepare` (data, validation split, PNG files, profile sizes).
+        seed: seeds the weights and the batch order (paired between stacks).
+        config: the device-dependent choices; :func:`fast_config` of the device when None.
+        device: where to train; :func:`~course_utils.env.choose_device` when None.
+        target: validation accuracy to reach; the profile's when None.
+        progress: show a progress bar over the steps.
+    """
+    from . import data as cu_data
+    from .env import autocast, choose_device, seed_everything
+    from .image_files import image_folder
+    from .models import ConvNetConfig, make_convnet
+    from .training import evaluate, train, train_step
+
+    device = torch.device(device) if device is not None else choose_device()
+    config = config or fast_config(DeviceInfo.here(device))
+    p, target = prepared.sizes, target if target is not None else prepared.sizes.target
+    batch, lr = (config.batch_size, config.lr) if "big_batch" in stack else (NAIVE_BATCH, NAIVE_LR)
+    steps = p.budget_examples // batch
+    started = time.perf_counter()
+    seed_everything(seed)
+    data = prepared.data
+    model = make_convnet(ConvNetConfig(data.input_shape[0], data.num_classes, p.width, p.depth,
+                                       conv_bias="no_conv_bias" not in stack)).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, nesterov=True)
+    scheduler = (torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps,
+                                                     pct_start=config.warmup) if "one_cycle" in stack else None)
+    amp = config.amp_dtype if "amp" in stack else None
+    scaler = torch.amp.GradScaler(device.type) if amp == torch.float16 else None
+    workers = config.num_workers if "workers" in stack else 0
+    files = image_folder(prepared.image_root)
+    if "decode_once" in stack:  # every file read once, through the same pipeline
+        loader = torch.utils.data.DataLoader(files, batch_size=1024, num_workers=workers)
+        X, y = (torch.cat(t) for t in zip(*loader))
+        source: Any = cu_data.Dataset(data.name, X, y, X[:1], y[:1], data.classes)
+    else:
+        source = torch.utils.data.DataLoader(files, batch_size=batch, shuffle=True, drop_last=True,
+                                             num_workers=workers, persistent_workers=workers > 0,
+                                             pin_memory=config.pin_memory and "workers" in stack,
+                                             generator=torch.Generator().manual_seed(seed))
+    val = cu_data.Dataset(data.name, data.X_train[:1], data.y_train[:1], prepared.X_val, prepared.y_val,
+                          data.classes).to(device)
+    weight = torch.ones(data.num_classes, device=device)
+    logged: list[float] = []
+
+    def loss_fn(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        w = weight if "constants_on_device" in stack else torch.ones(data.num_classes).to(device)
+        return F.cross_entropy(out, y, weight=w)
+
+    def step(model: torch.nn.Module, b: Any, opt: torch.optim.Optimizer, **kw: Any) -> torch.Tensor:
+        loss = train_step(model, b, opt, loss_fn=loss_fn, **kw)
+        if "no_item_log" not in stack:
+            logged.append(loss.item())  # the naive log: a host-device sync every step
+        return loss
+
+    def eval_fn(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
+        if "inference_eval" in stack:
+            return evaluate(model, X, y, amp_dtype=amp)
+        with autocast(device.type, amp):
+            return _eval_with_autograd(model, X, y)
+
+    setup_s = time.perf_counter() - started
+    anomaly = contextlib.nullcontext() if "no_anomaly" in stack else torch.autograd.set_detect_anomaly(True)
+    with anomaly:
+        hist = train(model, source, steps=steps, batch_size=batch, optimizer=optimizer, scheduler=scheduler,
+                     step_fn=step, eval_every=max(1, EVAL_EXAMPLES // batch), eval_data=val, eval_fn=eval_fn,
+                     target=target, device=device, seed=seed, progress=progress, label=stack.name,
+                     amp_dtype=amp, scaler=scaler)
+    del source  # DataLoader workers end here
+    elapsed = hist.elapsed_to(target)
+    log: list[dict[str, Any]] = [{"step": s, "event": "eval", "split": "val", "accuracy": a}
+                                 for s, a in zip(hist.eval_step, hist.eval_accuracy)]
+    if elapsed is not None:
+        log.append({"step": hist.steps, "event": "stop", "by": "val"})
+    test = evaluate(model, data.X_test.to(device), data.y_test.to(device), amp_dtype=amp)
+    log += [{"step": hist.steps, "event": "eval", "split": "test", "accuracy": test},
+            {"step": hist.steps, "event": "end"}]
+    return RunResult(stack=stack.name, seed=seed, target=target,
+                     time_to_target=None if elapsed is None else setup_s + elapsed,
+                     val_accuracy=hist.eval_accuracy[-1], test_accuracy=test, steps=hist.steps,
+                     examples=hist.steps * batch, log=log)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m course_utils.speedrun",
+        description="Time the course's stacked speed-run script (or the naive one) to a target validation accuracy.",
+        epilog="fixes: " + "; ".join(f"{k}: {v}" for k, v in FIXES.items()))
+    p.add_argument("--naive", action="store_true", help="run the naive script (no fix) instead of the stack")
+    p.add_argument("--without", action="append", default=[], choices=list(FIXES), metavar="FIX",
+                   help="leave this fix out of the stack (repeatable; one of the fixes listed below)")
+    p.add_argument("--seeds", type=int, default=1, help="seeds to run, 0 .. N-1 (default 1)")
+    p.add_argument("--target", type=float, default=None,
+                   help="target validation accuracy in (0, 1) (default: the profile's)")
+    p.add_argument("--dataset", default="fashionmnist", help="fashionmnist (default), digits or cifar10")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: run every seed, print, and save the result only once all have finished.
+
+    Returns:
+        The exit code: 0, 2 for bad arguments (argparse's), 130 when interrupted (nothing saved).
+    """
+    p = _parser()
+    args = p.parse_args(argv)
+    if args.naive and args.without:
+        p.error("--naive runs no fix at all; --without only applies to the stack")
+    if args.seeds < 1:
+        p.error(f"--seeds must be at least 1, got {args.seeds}")
+    if args.target is not None and not 0.0 < args.target < 1.0:
+        p.error(f"--target is an accuracy in (0, 1), got {args.target}")
+    from tqdm.auto import tqdm
+
+    from .data import DATASETS
+    from .env import setup
+    from .labels import Effect
+    from .results import save
+
+    if args.dataset not in DATASETS:
+        p.error(f"--dataset must be one of {', '.join(DATASETS)}, got {args.dataset!r}")
+    env = setup()
+    stack = Stack.naive() if args.naive else Stack.full(args.without)
+    runs: list[RunResult] = []
+    try:
+        prepared = prepare(args.dataset, env.profile)
+        target = args.target if args.target is not None else prepared.sizes.target
+        print("warm-up run (untimed: first-call costs such as thread pools and kernel selection)")
+        run_once(stack, prepared, seed=10_000, device=env.device, target=target)
+        for seed in tqdm(range(args.seeds), desc=stack.name, unit="seed"):
+            r = run_once(stack, prepared, seed=seed, device=env.device, target=target)
+            runs.append(r)
+            got = "never" if r.time_to_target is None else f"{r.time_to_target:.2f} s"
+            tqdm.write(f"seed {seed}: time to {target:.0%} {got}; validation {r.val_accuracy:.2%}, "
+                       f"test {r.test_accuracy:.2%} after {r.steps} steps")
+    except KeyboardInterrupt:
+        print(f"interrupted after {len(runs)} of {args.seeds} seed(s): nothing saved", file=sys.stderr)
+        return 130
+    reached = sorted(r.time_to_target for r in runs if r.time_to_target is not None)
+    if reached:
+        print(f"{stack.name}: time to {target:.0%} validation accuracy, median {statistics.median(reached):.2f} s "
+              f"over the {len(reached)} of {len(runs)} seed(s) that reached it (range {reached[0]:.2f}–"
+              f"{reached[-1]:.2f} s; a range, not an interval)")
+    else:
+        print(f"{stack.name}: no seed reached {target:.0%} within the budget")
+    headline = Effect(f"median time to {target:.0%}, {stack.name}",
+                      statistics.median(reached) if reached else float("nan"),
+                      low=reached[0] if reached else None, high=reached[-1] if reached else None, unit="s",
+                      interval=f"min-max over {len(reached)} seed(s)", metric="time to target")
+    save("speedrun_cli", env, headline="time_to_target", time_to_target=headline,
+         runs=[r.to_dict() for r in runs], stack=sorted(stack.fixes), dataset=prepared.data.name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
