@@ -129,6 +129,10 @@ def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig
         device: where to train; :func:`~course_utils.env.choose_device` when None.
         target: validation accuracy to reach; the profile's when None.
         progress: show a progress bar over the steps.
+
+    Returns:
+        A :class:`RunResult`: time to target (None when the budget ran out first), the last
+        validation accuracy, the one test accuracy, steps, and the log of evaluations and decisions.
     """
     from . import data as cu_data
     from .env import autocast, choose_device, seed_everything
