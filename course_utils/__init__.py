@@ -74,7 +74,7 @@ from .memory import (
     saved_tensors,
 )
 from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
-from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, verdict_color
+from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, plot_waterfall, verdict_color
 from .processes import ProcessRuns, in_processes
 from .profiling import flop_count, op_counts, profile_table
 from .rates import Rate, RateComparison, binomial_ci, compare_rates, diverged, rate
@@ -106,7 +106,7 @@ __all__ = [
     "make_mlp", "mean_ci", "median_ci", "memory", "memory_cap", "MLPConfig", "models",
     "naive_compare", "needs", "norm_error", "op_counts", "param_count", "peak_memory",
     "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison", "plot_curves",
-    "plot_lr", "plot_speedups", "plots", "ProcessRuns", "processes", "profile_table", "PROFILES",
+    "plot_lr", "plot_speedups", "plot_waterfall", "plots", "ProcessRuns", "processes", "profile_table", "PROFILES",
     "profiling", "rate", "Rate",
     "RateComparison", "rates", "reading",
     "readings", "references", "rel_error", "REPO_URL", "report", "results", "rounds", "save",

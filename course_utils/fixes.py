@@ -109,13 +109,15 @@ def fast_config(info: DeviceInfo) -> SpeedConfig:
 
     Precision: lesson 04's rule (bf16 on CUDA from sm_80 and on a CPU with real bf16, fp16 on
     older CUDA GPUs and on MPS, none on other CPUs). Workers: one per CPU beyond the main
-    process, at most 8; pinned memory on CUDA only. Batch 256 on CUDA, 128 elsewhere, with the
-    learning rate scaled linearly from the naive script's (0.05 at 32) and a quarter of the run
-    spent warming up.
+    process, at most 8; pinned memory on CUDA only. Batch 256 on CUDA and 128 on MPS, with the
+    learning rate scaled linearly from the naive script's (0.05 at 32); on a CPU the naive batch
+    (32), since a CPU's step time grows about in proportion to the batch (lesson 03's inversion:
+    on the course's 2-core VM batch 64 and 128 reached the cpu profile's target no sooner than 32).
+    A quarter of the run is spent warming up.
     """
     from .hardware import pick_amp_dtype
 
-    batch = 256 if info.type == "cuda" else 128
+    batch = {"cuda": 256, "mps": 128}.get(info.type, NAIVE_BATCH)
     return SpeedConfig(amp_dtype=pick_amp_dtype(info.type, info.capability, info.cpu_bf16),
                        num_workers=max(0, min(8, info.cpu_count - 1)), pin_memory=info.type == "cuda",
                        batch_size=batch, lr=NAIVE_LR * batch / NAIVE_BATCH, warmup=WARMUP)

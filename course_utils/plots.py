@@ -13,7 +13,8 @@ if TYPE_CHECKING:
     from .comparison import Comparison
     from .training import History
 
-__all__ = ["VERDICT_COLORS", "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "verdict_color"]
+__all__ = ["VERDICT_COLORS", "plot_comparison", "plot_curves", "plot_lr", "plot_speedups", "plot_waterfall",
+           "verdict_color"]
 
 #: One colour per verdict on every chart (a failed control is not "no effect": its own colour).
 VERDICT_COLORS = {"faster": "tab:green", "slower": "tab:red", "not resolvable on this hardware": "tab:gray",
@@ -161,5 +162,49 @@ def plot_lr(schedules: Mapping[str, Sequence[float]], *, ax: Any = None) -> Any:
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("learning rate")
     ax.legend()
+    ax.figure.tight_layout()
+    return ax
+
+
+def plot_waterfall(ablation: Any, *, ax: Any = None) -> Any:
+    """The cumulative speed-up from the naive script to the full stack, one bar per fix (log scale).
+
+    Each bar is what the full stack loses when that fix is removed (its contribution on top of the
+    other nine, the ablation's "removed" row, coloured by that row's verdict), biggest first, each
+    starting where the one before ended. The last bar, "interactions", is what the bars do not add
+    up to: the measured full stack over naive divided by their product (fixes that overlap, such
+    as workers and decode_once, make it below 1). The dashed line is the measured total.
+
+    Args:
+        ablation: a :class:`~course_utils.ablation.Ablation`.
+        ax: axes to draw on; a new figure when omitted.
+
+    Returns:
+        The matplotlib axes (one bar per fix, then the interactions bar).
+    """
+    import math
+
+    removed = sorted(((f, c) for k, f, c in ablation.rows() if k == "removed"),
+                     key=lambda fc: -fc[1].speedup if math.isfinite(fc[1].speedup) else 0)
+    total = ablation.headline().speedup
+    ax = _axes(ax, (7, 3.8))
+    level = 1.0
+    for i, (_, c) in enumerate(removed):
+        s = c.speedup if math.isfinite(c.speedup) and c.speedup > 0 else 1.0
+        lo, hi = sorted((level, level * s))
+        ax.bar(i, hi - lo, bottom=lo, color=verdict_color(c), edgecolor="black", lw=0.5)
+        level *= s
+    rest = total / level if level > 0 and math.isfinite(total) else 1.0
+    lo, hi = sorted((level, level * rest))
+    ax.bar(len(removed), hi - lo, bottom=lo, color="white", edgecolor="black", hatch="//", lw=0.5)
+    ax.axhline(1.0, color="black", lw=1)
+    if math.isfinite(total) and total > 0:
+        ax.axhline(total, color="black", lw=1, ls="--")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(removed) + 1), [f for f, _ in removed] + ["interactions"], rotation=40, ha="right")
+    ax.set_ylabel("cumulative speed-up over naive (×, log)")
+    ax.set_title(f"from naive to the full stack: {total:.2f}× measured (dashed)\nbar: what removing the fix costs "
+                 "the stack; green faster, red slower, grey not resolvable", fontsize=9)
+    ax.grid(axis="y", alpha=0.3)
     ax.figure.tight_layout()
     return ax

@@ -33,8 +33,8 @@ def test_stack_names_and_a_misspelt_fix() -> None:
     (DeviceInfo("cuda", "Tesla T4", (7, 5), 2), torch.float16, 1, True, 256),
     (DeviceInfo("cuda", "NVIDIA A100", (8, 0), 16), torch.bfloat16, 8, True, 256),
     (DeviceInfo("cuda", "NVIDIA H100", (9, 0), 32), torch.bfloat16, 8, True, 256),
-    (DeviceInfo("cpu", "cpu", None, 2, cpu_bf16=True), torch.bfloat16, 1, False, 128),
-    (DeviceInfo("cpu", "cpu", None, 1, cpu_bf16=False), None, 0, False, 128),
+    (DeviceInfo("cpu", "cpu", None, 2, cpu_bf16=True), torch.bfloat16, 1, False, 32),
+    (DeviceInfo("cpu", "cpu", None, 1, cpu_bf16=False), None, 0, False, 32),
     (DeviceInfo("mps", "mps", None, 8), torch.float16, 7, False, 128),
 ])
 def test_fast_config_per_device(info: DeviceInfo, dtype: torch.dtype | None, workers: int, pin: bool,
@@ -58,7 +58,7 @@ def test_a_run_evaluates_the_test_set_once_at_the_end(prepared: speedrun.Prepare
 def test_an_unreached_target_runs_the_whole_budget(prepared: speedrun.Prepared) -> None:
     r = speedrun.run_once(Stack.full(["amp"]), prepared, seed=1, device="cpu", target=0.9999)
     assert r.time_to_target is None
-    assert r.steps == speedrun.PROFILES["smoke"].budget_examples // 128
+    assert r.steps == speedrun.PROFILES["smoke"].budget_examples // 32
     assert not any(e["event"] == "stop" for e in r.log)
 
 
