@@ -113,7 +113,8 @@ def _inverted(c: Comparison, names: tuple[str, str]) -> Comparison:
     flip = {"faster": "slower", "slower": "faster"}
     inv = lambda x: math.inf if x == 0 else 1.0 / x  # noqa: E731
     return dataclasses.replace(c, names=names, speedup=inv(c.speedup), ci=(inv(c.ci[1]), inv(c.ci[0])),
-                               median_s=(c.median_s[1], c.median_s[0]), cv=(c.cv[1], c.cv[0]), ratios=[inv(r) for r in c.ratios],
+                               median_s=(c.median_s[1], c.median_s[0]), cv=(c.cv[1], c.cv[0]),
+                               ratios=[inv(r) for r in c.ratios],
                                total_ratio=inv(c.total_ratio), verdict=flip.get(c.verdict, c.verdict))
 
 
