@@ -17,11 +17,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .comparison import Comparison, analyze
+from .comparison import Comparison, analyze, range_only
 from .fixes import FIXES, Stack
 from .stats import MIN_SEEDS, UNRESOLVED
 
@@ -112,9 +113,10 @@ def _inverted(c: Comparison, names: tuple[str, str]) -> Comparison:
     """A comparison read the other way round: a speed-up of having the fix, not a slow-down of removing it."""
     flip = {"faster": "slower", "slower": "faster"}
     inv = lambda x: math.inf if x == 0 else 1.0 / x  # noqa: E731
-    return dataclasses.replace(c, names=names, speedup=inv(c.speedup), ci=(inv(c.ci[1]), inv(c.ci[0])),
+    ratios = [inv(r) for r in c.ratios]
+    return dataclasses.replace(c, names=names, speedup=statistics.median(ratios), ci=(inv(c.ci[1]), inv(c.ci[0])),
                                median_s=(c.median_s[1], c.median_s[0]), cv=(c.cv[1], c.cv[0]),
-                               ratios=[inv(r) for r in c.ratios],
+                               ratios=ratios,
                                total_ratio=inv(c.total_ratio), verdict=flip.get(c.verdict, c.verdict))
 
 
@@ -132,14 +134,7 @@ def compare_times(baseline: Sequence[float | None], control: Sequence[float | No
         raise ValueError(f"every arm needs one time per seed, got {n}, {len(control)}, {len(trick)}")
     vals = [np.asarray([math.inf if t is None else t for t in x], dtype=float) for x in (baseline, control, trick)]
     if n < MIN_SEEDS:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios = np.sqrt(vals[0] * vals[1]) / vals[2]
-        finite = ratios[np.isfinite(ratios)]
-        mid = float(np.median(finite)) if finite.size else math.nan
-        c = analyze([1.0] * MIN_SEEDS, [1.0] * MIN_SEEDS, [1.0] * MIN_SEEDS, names=names)
-        return dataclasses.replace(c, speedup=mid, ci=(float(np.min(ratios)), float(np.max(ratios))),
-                                   verdict=UNRESOLVED, rounds=n, ratios=ratios.tolist(), method=SEED_METHOD,
-                                   warnings=[f"only {n} seeds: a seed-level verdict needs at least {MIN_SEEDS}"])
+        return range_only(*vals, names=names, rounds_word=f"seed{'s' if n != 1 else ''}", method=SEED_METHOD)
     finite = np.concatenate([x[np.isfinite(x)] for x in vals])
     proxy = 1e6 * (finite.max() if finite.size else 1.0)  # never reached: later than any real run, ranks kept
     both_missed = any(not (math.isfinite(x[i]) or math.isfinite(y[i]))

@@ -34,7 +34,7 @@ from .stats import (
 )
 from .units import format_seconds
 
-__all__ = ["Comparison", "analyze", "interval_label"]
+__all__ = ["Comparison", "analyze", "interval_label", "range_only"]
 
 #: Below this runs-test p-value the per-round ratios are flagged as not independent.
 TREND_P = 0.01
@@ -331,3 +331,29 @@ def analyze(
         min_effect=min_effect,
         warnings=_warnings(ratios, ci, total, int(a.size), level),
     )
+
+
+def range_only(baseline: Sequence[float], control: Sequence[float], trick: Sequence[float], *,
+               names: tuple[str, str], rounds_word: str, level: float = 0.95, method: str = "",
+               device: str = "cpu") -> Comparison:
+    """Fewer rounds than an interval at ``level`` needs: the range of the ratios, and no verdict.
+
+    ``rounds_word`` names a round in the verdict and warning ("rounds of processes", "seeds"):
+    the verdict reads "not resolvable with 3 seeds". Infinite times (a run that never got there)
+    give ratios of 0 or infinity; nothing is summed.
+    """
+    a, a2, b = (np.asarray(x, dtype=float) for x in (baseline, control, trick))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratios, aa = np.sqrt(a * a2) / b, a / a2
+        base_all = np.concatenate([a, a2])
+        n, need = int(a.size), min_rounds(level)
+        return Comparison(
+            names=tuple(names), speedup=float(np.median(ratios)),  # type: ignore[arg-type]
+            ci=(float(ratios.min()), float(ratios.max())), aa_speedup=float(np.median(aa)),
+            aa_ci=(float(aa.min()), float(aa.max())), verdict=f"not resolvable with {n} {rounds_word}",
+            median_s=(float(np.median(base_all)), float(np.median(b))),
+            cv=(float(base_all.std() / base_all.mean()), float(b.std() / b.mean())), rounds=n, calls_per_round=1,
+            num_threads=1, device=device, level=level,
+            interval=f"range of {n} {rounds_word}: too few for an interval (a {level:.0%} interval needs {need})",
+            ratios=ratios.tolist(), aa_ratios=aa.tolist(), total_ratio=float(base_all.sum() / 2 / b.sum()),
+            warnings=[f"only {n} {rounds_word}: no verdict (run at least {need})"], method=method)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .comparison import Comparison, analyze
+from .comparison import Comparison, analyze, range_only
 from .stats import min_rounds
 
 __all__ = ["CONTROL", "ProcessRuns", "in_processes"]
@@ -113,23 +113,10 @@ class ProcessRuns:
 
 def _too_few(runs: ProcessRuns, key: str, trick: str, level: float) -> Comparison:
     """A comparison over fewer rounds than an interval needs: the range of the ratios, no verdict."""
-    import numpy as np
-
-    a, a2, b = (np.asarray(runs.values(arm, key), dtype=float) for arm in (runs.baseline, CONTROL, trick))
-    ratios, aa = np.sqrt(a * a2) / b, a / a2
-    n, need = runs.rounds, min_rounds(level)
-    base_all = np.concatenate([a, a2])
-    return Comparison(
-        names=(runs.baseline, trick), speedup=float(np.median(ratios)),
-        ci=(float(ratios.min()), float(ratios.max())), aa_speedup=float(np.median(aa)),
-        aa_ci=(float(aa.min()), float(aa.max())),
-        verdict=f"not resolvable with {n} round{'s' if n != 1 else ''} of processes",
-        median_s=(float(np.median(base_all)), float(np.median(b))),
-        cv=(float(base_all.std() / base_all.mean()), float(b.std() / b.mean())), rounds=n, calls_per_round=1,
-        num_threads=1, device=str(runs.results[runs.baseline][0].get("device", "cpu")), level=level,
-        interval=f"range of {n} rounds: too few for an interval (a {level:.0%} interval needs {need})",
-        ratios=ratios.tolist(), aa_ratios=aa.tolist(), total_ratio=float(base_all.sum() / 2 / b.sum()),
-        warnings=[f"only {n} rounds of processes: no verdict (run at least {need})"], method=PROCESS_METHOD)
+    n = runs.rounds
+    return range_only(*(runs.values(arm, key) for arm in (runs.baseline, CONTROL, trick)), names=(runs.baseline, trick),
+                      rounds_word=f"round{'s' if n != 1 else ''} of processes", level=level, method=PROCESS_METHOD,
+                      device=str(runs.results[runs.baseline][0].get("device", "cpu")))
 
 
 def _run_one(target: str, kwargs: Mapping[str, Any], *, python: str, env: Mapping[str, str],
