@@ -5,6 +5,7 @@ Importing it changes nothing: no seeding, no flags, no plotting style.
 """
 
 from . import (
+    ablation,
     checks,
     clock,
     comparison,
@@ -13,6 +14,7 @@ from . import (
     engine,
     env,
     exercises,
+    fixes,
     graphs,
     history,
     labels,
@@ -27,6 +29,8 @@ from . import (
     report,
     results,
     rounds,
+    script,
+    speedrun,
     stats,
     sweeps,
     syncs,
@@ -34,6 +38,7 @@ from . import (
     training,
     units,
 )
+from .ablation import Ablation, ablate
 from .checks import Calls, assert_close, assert_grads_close, norm_error, rel_error, spy
 from .comparison import Comparison, analyze
 from .convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
@@ -60,6 +65,7 @@ from .env import (
     setup,
 )
 from .exercises import needs
+from .fixes import FIXES, DeviceInfo, SpeedConfig, Stack, fast_config
 from .graphs import HeldGraph, graph_held
 from .launch import Launch, torchrun
 from .memory import (
@@ -81,6 +87,8 @@ from .rates import Rate, RateComparison, binomial_ci, compare_rates, diverged, r
 from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
 from .results import CLAIMS, Effect, references, save
+from .script import stepper
+from .speedrun import RunResult, prepare, run_once
 from .stats import mean_ci, median_ci
 from .sweeps import Sweep, sweep
 from .syncs import SyncCounter, count_syncs
@@ -94,6 +102,8 @@ __version__ = "0.1.0"
 REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 
 __all__ = [
+    "Ablation", "ablate", "ablation", "DeviceInfo", "fast_config", "FIXES", "fixes", "prepare", "run_once",
+    "RunResult", "script", "SpeedConfig", "speedrun", "Stack", "stepper",
     "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "binomial_ci", "Calls",
     "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_rates",
     "compare_targets",

@@ -31,6 +31,9 @@ FIXES: dict[str, str] = {
 NAIVE_BATCH, NAIVE_LR = 32, 0.05
 #: Warm-up share of the run with ``one_cycle`` (OneCycleLR's ``pct_start``).
 WARMUP = 0.25
+#: Peak learning rate of ``one_cycle`` as a multiple of the constant one: warm-up is what lets a
+#: one-cycle run peak higher than a constant rate could start (lesson 01).
+ONE_CYCLE_PEAK = 2.0
 
 
 @dataclass(frozen=True)

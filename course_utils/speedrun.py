@@ -17,7 +17,6 @@ start (data decoding and worker start-up included) to that evaluation.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import statistics
 import sys
 import time
@@ -26,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
-from .fixes import FIXES, NAIVE_BATCH, NAIVE_LR, DeviceInfo, SpeedConfig, Stack, fast_config
+from .fixes import FIXES, DeviceInfo, SpeedConfig, Stack, fast_config
 
 #: Evaluate validation accuracy every this many training examples (the same grid for every batch size).
 EVAL_EXAMPLES = 512
@@ -36,7 +34,11 @@ EVAL_EXAMPLES = 512
 
 @dataclass(frozen=True)
 class Profile:
-    """Sizes and target of one profile: fixed before the timed runs, chosen from validation accuracy, never test."""
+    """Sizes and target of one profile: fixed before the timed runs, chosen from validation accuracy, never test.
+
+    ``ablated`` names the fixes the lesson's ablation takes one by one (None: all ten). The
+    smoke profile ablates three, so that its 60 runs fit CI's minute; cpu and gpu ablate all ten.
+    """
 
     train_size: int
     val_size: int
@@ -45,12 +47,22 @@ class Profile:
     target: float
     width: int
     depth: int
+    ablated: tuple[str, ...] | None = None
+
+    @property
+    def fixes(self) -> list[str]:
+        """The fixes the ablation takes one by one in this profile."""
+        return list(self.ablated or FIXES)
 
 
+#: smoke and cpu were sized on the course's 2-core VM (Fashion-MNIST): a smoke run takes about
+#: 0.5 s, a cpu run 1-3 s, so the cpu ablation's 144 runs take about 4 minutes; the targets are
+#: what the naive script reaches on validation images within about half its budget. gpu is not
+#: yet measured (no GPU was at hand when it was chosen).
 PROFILES: dict[str, Profile] = {
-    "smoke": Profile(1024, 512, 512, 4096, 0.50, 8, 2),
-    "cpu": Profile(4096, 1000, 2000, 24576, 0.75, 16, 3),
-    "gpu": Profile(55000, 5000, 10000, 55000 * 12, 0.91, 32, 3),
+    "smoke": Profile(1024, 256, 512, 4096, 0.50, 8, 3, ablated=("decode_once", "no_anomaly", "one_cycle")),
+    "cpu": Profile(2048, 500, 2000, 12288, 0.65, 8, 3),
+    "gpu": Profile(20000, 5000, 10000, 20000 * 8, 0.85, 16, 3),
 }
 
 
@@ -100,20 +112,12 @@ class RunResult:
     steps: int
     examples: int
     log: list[dict[str, Any]] = field(default_factory=list)
+    step_s: float | None = None  #: median host time per step, data loading included
+    data_share: float = 0.0  #: share of the training time spent waiting for data
 
     def to_dict(self) -> dict[str, Any]:
         """The run as JSON values."""
         return asdict(self)
-
-
-def _eval_with_autograd(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
-    """The naive evaluation: eval mode, but autograd records every op (and keeps the activations)."""
-    model.eval()
-    try:
-        correct = sum(int((model(X[i:i + 256]).argmax(1) == y[i:i + 256]).sum()) for i in range(0, len(X), 256))
-    finally:
-        model.train()
-    return correct / len(X)
 
 
 def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig | None = None,
@@ -135,79 +139,39 @@ def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig
         validation accuracy, the one test accuracy, steps, and the log of evaluations and decisions.
     """
     from . import data as cu_data
-    from .env import autocast, choose_device, seed_everything
-    from .image_files import image_folder
-    from .models import ConvNetConfig, make_convnet
-    from .training import evaluate, train, train_step
+    from .env import choose_device
+    from .script import build
+    from .training import evaluate, train
 
     device = torch.device(device) if device is not None else choose_device()
     config = config or fast_config(DeviceInfo.here(device))
-    p, target = prepared.sizes, target if target is not None else prepared.sizes.target
-    batch, lr = (config.batch_size, config.lr) if "big_batch" in stack else (NAIVE_BATCH, NAIVE_LR)
-    steps = p.budget_examples // batch
+    target = target if target is not None else prepared.sizes.target
     started = time.perf_counter()
-    seed_everything(seed)
+    s = build(stack, prepared, seed=seed, config=config, device=device)
     data = prepared.data
-    model = make_convnet(ConvNetConfig(data.input_shape[0], data.num_classes, p.width, p.depth,
-                                       conv_bias="no_conv_bias" not in stack)).to(device)
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9, nesterov=True)
-    scheduler = (torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps,
-                                                     pct_start=config.warmup) if "one_cycle" in stack else None)
-    amp = config.amp_dtype if "amp" in stack else None
-    scaler = torch.amp.GradScaler(device.type) if amp == torch.float16 else None
-    workers = config.num_workers if "workers" in stack else 0
-    files = image_folder(prepared.image_root)
-    if "decode_once" in stack:  # every file read once, through the same pipeline
-        loader = torch.utils.data.DataLoader(files, batch_size=1024, num_workers=workers)
-        X, y = (torch.cat(t) for t in zip(*loader))
-        # on the device before the setup clock stops, so no copy falls outside the stopwatch
-        source: Any = cu_data.Dataset(data.name, X, y, X[:1], y[:1], data.classes).to(device)
-    else:
-        source = torch.utils.data.DataLoader(files, batch_size=batch, shuffle=True, drop_last=True,
-                                             num_workers=workers, persistent_workers=workers > 0,
-                                             pin_memory=config.pin_memory and "workers" in stack,
-                                             generator=torch.Generator().manual_seed(seed))
     val = cu_data.Dataset(data.name, data.X_train[:1], data.y_train[:1], prepared.X_val, prepared.y_val,
                           data.classes).to(device)
-    weight = torch.ones(data.num_classes, device=device)
-    logged: list[float] = []
-
-    def loss_fn(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        w = weight if "constants_on_device" in stack else torch.ones(data.num_classes).to(device)
-        return F.cross_entropy(out, y, weight=w)
-
-    def step(model: torch.nn.Module, b: Any, opt: torch.optim.Optimizer, **kw: Any) -> torch.Tensor:
-        loss = train_step(model, b, opt, loss_fn=loss_fn, **kw)
-        if "no_item_log" not in stack:
-            logged.append(loss.item())  # the naive log: a host-device sync every step
-        return loss
-
-    def eval_fn(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
-        if "inference_eval" in stack:
-            return evaluate(model, X, y, amp_dtype=amp)
-        with autocast(device.type, amp):
-            return _eval_with_autograd(model, X, y)
-
     setup_s = time.perf_counter() - started
-    anomaly = contextlib.nullcontext() if "no_anomaly" in stack else torch.autograd.set_detect_anomaly(True)
-    with anomaly:
-        hist = train(model, source, steps=steps, batch_size=batch, optimizer=optimizer, scheduler=scheduler,
-                     step_fn=step, eval_every=max(1, EVAL_EXAMPLES // batch), eval_data=val, eval_fn=eval_fn,
-                     target=target, device=device, seed=seed, progress=progress, label=stack.name,
-                     amp_dtype=amp, scaler=scaler)
-    del source  # DataLoader workers end here
+    with s.anomaly():
+        hist = train(s.model, s.source, steps=s.steps, batch_size=s.batch_size, optimizer=s.optimizer,
+                     scheduler=s.scheduler, step_fn=s.step, eval_every=max(1, EVAL_EXAMPLES // s.batch_size),
+                     eval_data=val, eval_fn=s.eval_fn, target=target, device=device, seed=seed, progress=progress,
+                     label=stack.name, amp_dtype=s.amp, scaler=s.scaler)
+    del s.source  # DataLoader workers end here
     elapsed = hist.elapsed_to(target)
     log: list[dict[str, Any]] = [{"step": s, "event": "eval", "split": "val", "accuracy": a}
                                  for s, a in zip(hist.eval_step, hist.eval_accuracy)]
     if elapsed is not None:
         log.append({"step": hist.steps, "event": "stop", "by": "val"})
-    test = evaluate(model, data.X_test.to(device), data.y_test.to(device), amp_dtype=amp)
+    test = evaluate(s.model, data.X_test.to(device), data.y_test.to(device), amp_dtype=s.amp)
     log += [{"step": hist.steps, "event": "eval", "split": "test", "accuracy": test},
             {"step": hist.steps, "event": "end"}]
     return RunResult(stack=stack.name, seed=seed, target=target,
                      time_to_target=None if elapsed is None else setup_s + elapsed,
                      val_accuracy=hist.eval_accuracy[-1], test_accuracy=test, steps=hist.steps,
-                     examples=hist.steps * batch, log=log)
+                     examples=hist.steps * s.batch_size, log=log,
+                     step_s=statistics.median(hist.host_step_time) if hist.host_step_time else None,
+                     data_share=sum(hist.data_time) / max(sum(hist.host_step_time), 1e-12))
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from course_utils import speedrun
-from course_utils.fixes import DeviceInfo, Stack, fast_config
+from course_utils.fixes import NAIVE_BATCH, NAIVE_LR, DeviceInfo, Stack, fast_config
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_fast_config_per_device(info: DeviceInfo, dtype: torch.dtype | None, wor
                                 batch: int) -> None:
     cfg = fast_config(info)
     assert (cfg.amp_dtype, cfg.num_workers, cfg.pin_memory, cfg.batch_size) == (dtype, workers, pin, batch)
-    assert cfg.lr == pytest.approx(speedrun.NAIVE_LR * batch / speedrun.NAIVE_BATCH)
+    assert cfg.lr == pytest.approx(NAIVE_LR * batch / NAIVE_BATCH)
     assert 0 < cfg.warmup < 1
 
 
@@ -107,3 +107,17 @@ def test_an_interrupted_run_saves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert "nothing saved" in capsys.readouterr().err
     assert not list((tmp_path / "results").rglob("*.json"))
 
+
+
+def test_a_stepper_runs_the_scripts_step(prepared: speedrun.Prepared) -> None:
+    from course_utils.script import stepper
+
+    naive, full = stepper(Stack.naive(), prepared, device="cpu"), stepper(Stack.full(), prepared, device="cpu")
+    for _ in range(3):  # past the end of an epoch of the DataLoader is not needed: it cycles
+        assert torch.isfinite(naive()) and torch.isfinite(full())
+    assert not torch.is_anomaly_enabled()  # the naive step turns anomaly detection on only inside itself
+
+
+def test_a_run_records_its_step_time_and_data_wait(prepared: speedrun.Prepared) -> None:
+    r = speedrun.run_once(Stack.naive(), prepared, seed=0, device="cpu", target=0.3)
+    assert r.step_s is not None and r.step_s > 0 and 0 < r.data_share < 1
