@@ -6,6 +6,7 @@ Importing it changes nothing: no seeding, no flags, no plotting style.
 
 from . import (
     ablation,
+    capstone_extras,
     checks,
     clock,
     comparison,
@@ -102,8 +103,8 @@ __version__ = "0.1.0"
 REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 
 __all__ = [
-    "Ablation", "ablate", "ablation", "DeviceInfo", "fast_config", "FIXES", "fixes", "prepare", "run_once",
-    "RunResult", "script", "SpeedConfig", "speedrun", "Stack", "stepper",
+    "Ablation", "ablate", "ablation", "capstone_extras", "DeviceInfo", "fast_config", "FIXES", "fixes", "prepare",
+    "run_once", "RunResult", "script", "SpeedConfig", "speedrun", "Stack", "stepper",
     "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "binomial_ci", "Calls",
     "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_rates",
     "compare_targets",

@@ -93,6 +93,23 @@ class Ablation:
         """The full stack against the naive script: the stacked speed-up in time to target."""
         return self.compare(NAIVE, FULL)
 
+    def run_table(self, arms: Sequence[str] = (NAIVE, FULL)) -> str:
+        """Medians over the seeds per arm: time to target, steps, step time, data wait, accuracies."""
+        med = lambda xs: statistics.median(xs) if xs else math.nan  # noqa: E731
+        lines = [f"{'medians over ' + str(len(self.seeds)) + ' seeds':<24}{'to target':>10}{'steps':>7}"
+                 f"{'ms/step':>9}{'data wait':>11}{'val acc':>9}{'test acc':>9}"]
+        for arm in arms:
+            runs = self.runs.get(arm, [])
+            reached = [t for t in self.times[arm] if t is not None]
+            to_target = f"{med(reached):.2f} s" if len(reached) == len(self.times[arm]) else (
+                f"{len(reached)}/{len(self.times[arm])} got")
+            steps = med([r["steps"] for r in runs])
+            step_ms = med([r["step_s"] * 1e3 for r in runs if r.get("step_s") is not None])
+            lines.append(f"{arm:<24}{to_target:>10}{steps:>7.0f}{step_ms:>9.1f}"
+                         f"{med([r['data_share'] for r in runs]):>11.0%}{med([r['val_accuracy'] for r in runs]):>9.1%}"
+                         f"{med([r['test_accuracy'] for r in runs]):>9.1%}")
+        return "\n".join(lines)
+
     def to_dict(self) -> dict[str, Any]:
         """The ablation as JSON values (``kind`` = ``"ablation"``), with every comparison."""
         return {"kind": "ablation", "target": self.target, "seeds": self.seeds, "fixes": self.fixes,

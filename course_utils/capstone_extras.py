@@ -1,0 +1,111 @@
+"""The capstone's runs that need more than this notebook's machine may have: CIFAR-10 and several GPUs.
+
+:func:`cifar10_runs` times the full stack to a CIFAR-10 target, only on a CUDA GPU in the gpu
+profile and only when CIFAR-10 can be had (torchvision's download, or its files already cached);
+:func:`ddp_scaling` measures the stack's DDP scaling efficiency under ``torchrun`` (lesson 10's
+launcher), only where there is more than one GPU. Where they cannot run, each prints why and
+returns None: nothing is pretended.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .labels import Effect
+
+if TYPE_CHECKING:
+    from .env import Env
+    from .fixes import SpeedConfig
+
+__all__ = ["AIRBENCH", "cifar10_runs", "ddp_scaling"]
+
+#: airbench's published record (its figure, for the side-by-side line; never ours).
+AIRBENCH = "airbench94_muon: 94.01 % CIFAR-10 test accuracy in 2.59 s on one A100 (mean of 200 runs, torch 2.4.1)"
+_RANK_SCRIPT = Path(__file__).with_name("_ddp_speedrun.py")
+
+
+def cifar10_runs(env: Env, *, config: SpeedConfig | None = None, seeds: tuple[int, ...] = (0, 1),
+                 target: float = 0.94, profile: str = "cifar10") -> dict[str, Any] | None:
+    """The full stack to ``target`` validation accuracy on CIFAR-10, one run per seed, beside airbench's figure.
+
+    Runs only in the gpu profile on CUDA (it is a GPU speed-run) and only when CIFAR-10 loads;
+    otherwise it prints why and returns None.
+
+    Returns:
+        ``{"dataset", "target", "gpu", "runs", "airbench"}`` (each run without its log), or None.
+    """
+    from .fixes import Stack
+    from .speedrun import prepare, run_once
+
+    if env.device.type != "cuda" or env.profile != "gpu":
+        print(f"CIFAR-10: not run (a GPU speed-run: it runs in the gpu profile on CUDA; this is the "
+              f"{env.profile} profile on a {env.device.type})")
+        return None
+    prepared = prepare("cifar10", profile)
+    if prepared.data.name != "cifar10":
+        print("CIFAR-10: could not be had here (offline, or the download failed: the warning above says why); "
+              "not run")
+        return None
+    runs = [run_once(Stack.full(), prepared, seed=s, config=config, device=env.device, target=target)
+            for s in seeds]
+    for r in runs:
+        print("CIFAR-10 " + r.summary())
+    print(f"for comparison, not ours: {AIRBENCH}; other network, augmentation and schedule, on test accuracy")
+    return {"dataset": "cifar10", "target": target, "gpu": env.record.get("gpu_name"),
+            "runs": [{k: v for k, v in r.to_dict().items() if k != "log"} for r in runs], "airbench": AIRBENCH}
+
+
+def ddp_scaling(env: Env | None = None, *, nprocs: int | None = None, device_type: str | None = None,
+                rounds: int = 3, steps: int = 50, dataset: str = "fashionmnist", profile: str | None = None,
+                timeout: float = 600.0) -> Effect | None:
+    """The stack's DDP scaling efficiency: examples/s on N devices over N × examples/s on one.
+
+    One-process and N-process launches alternate ``rounds`` times (real ``torchrun`` processes,
+    NCCL on GPUs, gloo on CPUs); each round gives one efficiency (weak scaling: the per-device
+    batch stays, the global batch grows N×), and the result is their median with its min-max range.
+
+    Args:
+        env: from ``cu.setup()``; its device and profile are the defaults.
+        nprocs: processes (devices); every GPU here when None.
+        device_type: ``"cuda"`` or ``"cpu"`` (tests run it with gloo on CPU processes).
+        rounds: alternations of the 1- and N-process launches.
+        steps: timed steps per launch (after 5 untimed ones).
+        dataset: the dataset the ranks train on.
+        profile: its sizes (the env's profile when None).
+        timeout: seconds each launch may take.
+
+    Returns:
+        An :class:`~course_utils.labels.Effect` (efficiency, 1 = perfect), or None where there is
+        not more than one GPU (printed).
+    """
+    import torch
+
+    from .launch import torchrun
+
+    device_type = device_type or (env.device.type if env is not None else "cpu")
+    profile = profile or (env.profile if env is not None else "smoke")
+    if device_type == "cuda":
+        gpus = torch.cuda.device_count()
+        nprocs = nprocs or gpus
+        if gpus < 2 or nprocs < 2:
+            print(f"DDP: not run (it needs more than one GPU; this machine has {gpus}); lesson 10 shows DDP's "
+                  "mechanics and its scaling on CPU processes")
+            return None
+    elif nprocs is None or nprocs < 2:
+        print(f"DDP: not run (it measures GPU scaling; this is a {device_type})")
+        return None
+    args = ["--dataset", dataset, "--profile", profile, "--device", device_type, "--steps", str(steps)]
+    rates: dict[int, list[float]] = {1: [], nprocs: []}
+    for _ in range(rounds):
+        for n in (1, nprocs):
+            job = torchrun(_RANK_SCRIPT, nproc_per_node=n, args=args, stream=False, timeout=timeout)
+            rates[n].append(sum(r["examples_per_s"] for r in job.ranks))
+    eff = [many / (nprocs * one) for one, many in zip(rates[1], rates[nprocs])]
+    result = Effect(f"DDP scaling efficiency, {nprocs} {device_type} processes (examples/s over {nprocs}× one)",
+                    statistics.median(eff), low=min(eff), high=max(eff), unit="",
+                    interval=f"min-max over {rounds} alternating rounds", metric="throughput per device")
+    print(f"{result}; one process {statistics.median(rates[1]):,.0f} examples/s, {nprocs}: "
+          f"{statistics.median(rates[nprocs]):,.0f}")
+    return result
