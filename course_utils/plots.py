@@ -201,6 +201,11 @@ def plot_waterfall(ablation: Any, *, ax: Any = None) -> Any:
     if math.isfinite(total) and total > 0:
         ax.axhline(total, color="black", lw=1, ls="--")
     ax.set_yscale("log")
+    from matplotlib.ticker import FuncFormatter
+
+    times = FuncFormatter(lambda v, _: f"{v:.3g}×")  # "1.5×", not "1.5 × 10⁰"
+    ax.yaxis.set_major_formatter(times)
+    ax.yaxis.set_minor_formatter(times)
     ax.set_xticks(range(len(removed) + 1), [f for f, _ in removed] + ["interactions"], rotation=40, ha="right")
     ax.set_ylabel("cumulative speed-up over naive (×, log)")
     ax.set_title(f"from naive to the full stack: {total:.2f}× measured (dashed)\nbar: what removing the fix costs "

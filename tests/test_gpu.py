@@ -374,3 +374,20 @@ def test_profiler_table_shows_the_gpu_time(dev):
     seconds = float(m[1]) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[m[2]]
     assert seconds >= 0.9 * known, (seconds, known, table)
     assert "aten::mm" in table or "aten::matmul" in table, table
+
+
+def test_the_capstone_scripts_run_on_cuda(dev, tmp_path, monkeypatch):
+    # the naive script (PNG files, anomaly detection, .item() each step) and the stack (decoded on the GPU,
+    # bf16 or fp16 with a GradScaler by capability, workers and pinned memory) reach a low target; a stacked
+    # step runs on the GPU; the test set is evaluated once, after the validation stop
+    monkeypatch.setenv("COURSE_DATA", str(tmp_path))
+    prepared = cu.prepare("digits", "smoke", verbose=False)
+    config = cu.fast_config(cu.DeviceInfo.here(dev))
+    assert config.amp_dtype in (torch.float16, torch.bfloat16) and config.pin_memory
+    for stack in (cu.Stack.naive(), cu.Stack.full()):
+        r = cu.run_once(stack, prepared, seed=0, config=config, device=dev, target=0.3)
+        assert r.time_to_target is not None and r.step_s is not None, r.summary()
+        assert [e["event"] for e in r.log][-3:] == ["stop", "eval", "end"], r.log
+    step = cu.stepper(cu.Stack.full(), prepared, config=config, device=dev)
+    loss = step()
+    assert loss.device.type == "cuda" and torch.isfinite(loss)
