@@ -59,15 +59,16 @@ class Profile:
 #: takes about 0.5 s, a cpu run 1-2 s, so the cpu ablation's 144 runs take about 4 minutes; the targets are
 #: what the naive script reaches on validation images within about half its budget. gpu and cifar10
 #: are not timed (no GPU was at hand when they were chosen). gpu's convergence was checked on the
-#: CPU with the CUDA choices (batch 256, LR 0.4): the naive script reached 75 % in 240-368 of its
-#: 768 steps, the stack in 44-56 of its 96. Its time is estimated: a naive run about 1 s on an
-#: H100/H200 (some 300 steps of ~3 ms: PNG decoding in the process, anomaly detection's syncs,
-#: .item()), a stacked one about 1 s, most of it starting the decoding workers: the ablation's
-#: 144 runs about 2.5 minutes.
+#: CPU with the CUDA choices (batch 256, LR 0.4): the naive script reached 62 % in 48-80 of its
+#: 768 steps, the stack in 30-38 of its 96. Its time is estimated: a naive run about 0.35 s on an
+#: H100/H200 (some 80 steps of ~3 ms: PNG decoding in the process, anomaly detection's syncs,
+#: .item()), a stacked one about 0.45 s, most of it starting the decoding workers: the ablation's
+#: 144 runs about a minute. The data are as small as cpu's because the naive arms, not the GPU,
+#: set the time.
 PROFILES: dict[str, Profile] = {
     "smoke": Profile(1024, 256, 512, 4096, 0.50, 8, 3, ablated=("decode_once",)),
     "cpu": Profile(2048, 300, 1000, 12288, 0.62, 8, 3),
-    "gpu": Profile(4096, 1000, 10000, 4096 * 6, 0.75, 16, 3),
+    "gpu": Profile(2048, 300, 1000, 2048 * 12, 0.62, 16, 3),
     # CIFAR-10, on a GPU only (capstone_extras.cifar10_runs): airbench's target, a wider and deeper net
     "cifar10": Profile(45000, 5000, 10000, 45000 * 10, 0.94, 64, 4),
 }
