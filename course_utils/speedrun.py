@@ -99,8 +99,10 @@ def prepare(dataset: str = "fashionmnist", profile: str = "cpu", *, verbose: boo
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     p = PROFILES[profile]
     ds = cu_data.load_dataset(dataset, train_size=p.train_size + p.val_size, test_size=p.test_size, verbose=verbose)
+    # a fallback smaller than the profile (digits for CIFAR-10's sizes) keeps four fifths for training
+    n_val = min(p.val_size, len(ds.X_train) // 5)
     order = torch.randperm(len(ds.X_train), generator=torch.Generator().manual_seed(0))
-    val, train = order[:p.val_size], order[p.val_size:]
+    val, train = order[:n_val], order[n_val:]
     data = cu_data.Dataset(ds.name, ds.X_train[train], ds.y_train[train], ds.X_test, ds.y_test, ds.classes)
     root = cu_data.cache_dir() / "png" / f"speedrun-{ds.name}-{profile}"
     write_image_folder(data.X_train, data.y_train, root, classes=ds.classes, skip_existing=True, verbose=verbose)
@@ -176,8 +178,8 @@ def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig
                      label=stack.name, amp_dtype=s.amp, scaler=s.scaler)
     del s.source  # DataLoader workers end here
     elapsed = hist.elapsed_to(target)
-    log: list[dict[str, Any]] = [{"step": s, "event": "eval", "split": "val", "accuracy": a}
-                                 for s, a in zip(hist.eval_step, hist.eval_accuracy)]
+    log: list[dict[str, Any]] = [{"step": i, "event": "eval", "split": "val", "accuracy": a}
+                                 for i, a in zip(hist.eval_step, hist.eval_accuracy)]
     if elapsed is not None:
         log.append({"step": hist.steps, "event": "stop", "by": "val"})
     test = evaluate(s.model, data.X_test.to(device), data.y_test.to(device), amp_dtype=s.amp)

@@ -59,6 +59,13 @@ def test_cifar10_colour_images_go_through_both_scripts(data_dir) -> None:
         assert r.time_to_target is not None and [e["event"] for e in r.log][-2:] == ["eval", "end"]
 
 
+def test_a_fallback_smaller_than_the_profile_still_trains(data_dir, monkeypatch) -> None:
+    monkeypatch.setenv("COURSE_DATASET", "digits")  # CIFAR-10's sizes, but only 1,797 digits
+    with pytest.warns(cu.data.DatasetFallbackWarning):
+        prepared = speedrun.prepare("cifar10", "cifar10", verbose=False)
+    assert prepared.data.name == "digits" and len(prepared.data.X_train) >= 4 * len(prepared.X_val) > 0
+
+
 def test_ddp_scaling_runs_real_ranks(data_dir) -> None:
     eff = capstone_extras.ddp_scaling(nprocs=2, device_type="cpu", rounds=1, steps=3, dataset="digits",
                                       profile="smoke", timeout=240)

@@ -108,12 +108,11 @@ def test_an_interrupted_run_saves_nothing(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert not list((tmp_path / "results").rglob("*.json"))
 
 
-
 def test_a_stepper_runs_the_scripts_step(prepared: speedrun.Prepared) -> None:
     from course_utils.script import stepper
 
     naive, full = stepper(Stack.naive(), prepared, device="cpu"), stepper(Stack.full(), prepared, device="cpu")
-    for _ in range(3):  # past the end of an epoch of the DataLoader is not needed: it cycles
+    for _ in range(3):
         assert torch.isfinite(naive()) and torch.isfinite(full())
     assert not torch.is_anomaly_enabled()  # the naive step turns anomaly detection on only inside itself
 
