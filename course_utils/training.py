@@ -22,6 +22,7 @@ from torch.nn import functional as F
 from .data import Dataset, batches
 from .env import autocast, synchronize
 from .history import History
+from .progress import progress_bar
 
 __all__ = ["History", "evaluate", "train", "train_step"]
 
@@ -222,11 +223,7 @@ def train(
     hist = History(label=label, step_clock={"cuda": "device time, CUDA events",
                                             "mps": "host clock, synchronised per step"}.get(device.type, "host clock"))
     losses: list[torch.Tensor] = []
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=steps, desc=label or "train", leave=False)
+    bar = progress_bar(steps, label or "train", leave=False) if progress else None
     boundary = time.perf_counter()  # host wall clock: one step boundary to the next
     try:
         for step in range(1, steps + 1):

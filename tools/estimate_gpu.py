@@ -112,7 +112,7 @@ def measure(src: Path, timeout: int = 600) -> list[dict]:
     nbformat.write(nb, copy)
     log = CACHE / f"{slug}.log"
     log.unlink(missing_ok=True)
-    os.environ.update(ESTIMATE_LOG=str(log), COURSE_PROFILE="smoke", MPLBACKEND="Agg")
+    os.environ.update(ESTIMATE_LOG=str(log), COURSE_PROFILE="smoke")
     run = execute_notebook(copy, copy.parent, timeout)
     rows = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     (CACHE / f"{slug}.json").write_text(json.dumps({"error": run.error, "measurements": rows}, indent=1))

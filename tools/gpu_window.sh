@@ -43,7 +43,7 @@ if [ -z "${OUT:-}" ]; then
     if [ "$DRY_RUN" = 1 ]; then OUT=$(mktemp -d /tmp/gpu-window-out.XXXXXX); else echo "OUT is not set" >&2; exit 2; fi
 fi
 mkdir -p "$OUT"
-export COURSE_OFFLINE=1 PYTHONUNBUFFERED=1 MPLBACKEND=Agg
+export COURSE_OFFLINE=1 PYTHONUNBUFFERED=1
 export COURSE_DATA=${COURSE_DATA:-data/fashion-mnist}
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 exec > >(tee -a "$OUT/window.log") 2>&1

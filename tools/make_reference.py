@@ -484,7 +484,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     setup["data"] = data_note if data_root is not None else f"none ({data_note}): lessons on digits are not saved"
 
-    os.environ.setdefault("MPLBACKEND", "Agg")
     record = cu.environment_record()
     mid = cu.results.machine_id(record)
     folder = out / mid

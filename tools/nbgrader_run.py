@@ -32,7 +32,6 @@ def nbgrader_env(**extra: str) -> dict[str, str]:
     """Environment for nbgrader: the venv's bin on PATH (nbgrader runs `alembic` from it)."""
     env = dict(os.environ)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    env.setdefault("MPLBACKEND", "Agg")
     env.update(extra)
     return env
 

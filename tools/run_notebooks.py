@@ -76,6 +76,9 @@ def execute_notebook(src: Path, out_dir: Path, timeout: int, save_to: Path | Non
     A cell error, a dead kernel or a timeout is caught: ``error`` keeps its first and last lines,
     without terminal colours. With ``save_to``, the notebook is written there after every cell, so a
     run killed from outside (tools/make_reference.py's watchdog) leaves every cell that finished.
+    The kernel gets this process's environment without ``MPLBACKEND``: it then draws with its own
+    default, the inline backend (never a GUI), and the executed notebook keeps its figures; a
+    non-interactive backend inherited from the caller (pytest's conftest sets one) would keep none.
     """
     # the Jupyter stack is needed only here: choosing lessons, and `make reference` without a GPU, work without it
     import nbformat
@@ -95,8 +98,9 @@ def execute_notebook(src: Path, out_dir: Path, timeout: int, save_to: Path | Non
                             resources={"metadata": {"path": str(out_dir)}}, **hooks)
     t0 = time.perf_counter()
     error = ""
+    kernel_env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     try:
-        client.execute()
+        client.execute(env=kernel_env)  # passed on to KernelManager.start_kernel
     except Exception as e:  # a cell error, a dead kernel or a timeout
         lines = ANSI.sub("", f"{type(e).__name__}: {e}").strip().splitlines()
         error = "\n".join(lines[:4] + ["..."] + lines[-12:]) if len(lines) > 16 else "\n".join(lines)
@@ -129,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lessons", nargs="+", metavar="NN",
                    help="only the lessons whose folder starts so (e.g. 02 17); all when omitted")
     args = p.parse_args(argv)
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    import matplotlib
+
+    matplotlib.use("Agg")  # the scoreboard's chart, drawn here and saved, never shown (the kernels keep their own)
     build = ROOT / "build"
     build.mkdir(exist_ok=True)
     env = cu.setup(verbose=False)
