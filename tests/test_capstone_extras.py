@@ -50,6 +50,7 @@ def test_the_gpu_runs_say_why_they_do_not_run_here(capsys) -> None:
     assert "CIFAR-10: not run" in out and "smoke profile on a cpu" in out and "DDP: not run" in out
 
 
+@pytest.mark.slow  # trains the naive script and the stack
 def test_cifar10_colour_images_go_through_both_scripts(data_dir) -> None:
     _write_cifar10(data_dir)
     prepared = speedrun.prepare("cifar10", "smoke", verbose=False)
@@ -66,6 +67,7 @@ def test_a_fallback_smaller_than_the_profile_still_trains(data_dir, monkeypatch)
     assert prepared.data.name == "digits" and len(prepared.data.X_train) >= 4 * len(prepared.X_val) > 0
 
 
+@pytest.mark.slow  # a real torchrun with two ranks
 def test_ddp_scaling_runs_real_ranks(data_dir) -> None:
     eff = capstone_extras.ddp_scaling(nprocs=2, device_type="cpu", rounds=1, steps=3, dataset="digits",
                                       profile="smoke", timeout=240)

@@ -355,7 +355,10 @@ def only_fixture(graded: Graded) -> None:
 
 
 # --- scores ----------------------------------------------------------------------------------
+# Every test that reads the grading pass (graded, courses) is marked slow: real nbgrader runs of every
+# lesson, left out of `make check`; the fast checks of the tools' parts at the end are not.
 
+@pytest.mark.slow
 def test_solution_scores_full_autograded_marks_without_errors(graded):
     """Also the execution check of every solution: no cell may raise or run out of time."""
     assert graded.auto_max > 0, "the assignment has no autograded tests"
@@ -366,6 +369,7 @@ def test_solution_scores_full_autograded_marks_without_errors(graded):
         + graded.explain("good"))
 
 
+@pytest.mark.slow
 def test_blank_release_scores_zero(graded):
     # lessons: the blank's test cells were replaced by `pass`, so zero also proves they were restored
     assert graded.auto["blank"] == 0 and graded.scores["blank"] == 0, graded.explain("blank")
@@ -381,6 +385,7 @@ def output_text(c) -> str:
                    for o in c.get("outputs", []))
 
 
+@pytest.mark.slow
 def test_a_solution_never_needs_an_unfinished_exercise(graded):
     """cu.needs hides a NameError or a stub only in a release: in the solution it must never fire."""
     fired = [i for i, c in enumerate(autograded(graded, "good").cells)
@@ -388,6 +393,7 @@ def test_a_solution_never_needs_an_unfinished_exercise(graded):
     assert not fired, f"{graded.assignment}: cells {fired} of the solution printed cu.needs' message"
 
 
+@pytest.mark.slow
 def test_blank_release_stops_only_where_the_learner_works(graded):
     """An unfinished exercise fails its own test cells, never a lesson cell cells later (cu.needs)."""
     if graded.assignment == FIXTURE.name:
@@ -400,6 +406,7 @@ def test_blank_release_stops_only_where_the_learner_works(graded):
                         f"wrap them in `with cu.needs(\"Exercise N\"):` {failed}")
 
 
+@pytest.mark.slow
 def test_partial_submission_scores_strictly_between(graded):
     only_fixture(graded)
     assert 0 < graded.auto["partial"] < graded.auto_max, (
@@ -408,6 +415,7 @@ def test_partial_submission_scores_strictly_between(graded):
         + graded.explain("partial"))
 
 
+@pytest.mark.slow
 def test_edited_test_cells_are_replaced_by_the_original_tests(graded):
     tampered = "partial" if graded.assignment == FIXTURE.name else "blank"
     path = graded.course / "autograded" / tampered / graded.assignment / f"{graded.assignment}.ipynb"
@@ -418,6 +426,7 @@ def test_edited_test_cells_are_replaced_by_the_original_tests(graded):
 
 # --- robustness ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_precheck_names_each_damaged_submission(graded):
     assert graded.run.check.returncode == 1
     lines = graded.run.check.stdout.splitlines()
@@ -428,6 +437,7 @@ def test_precheck_names_each_damaged_submission(graded):
         assert f"DAMAGED {student}/{graded.assignment}:" not in graded.run.check.stdout
 
 
+@pytest.mark.slow
 def test_damaged_submissions_are_set_aside_with_a_clear_entry(graded):
     for student, what in DAMAGED.items():
         row = graded.row(student)
@@ -438,12 +448,14 @@ def test_damaged_submissions_are_set_aside_with_a_clear_entry(graded):
     assert f"{len(DAMAGED) * in_course} submission(s) NOT graded" in graded.run.autograde.stdout
 
 
+@pytest.mark.slow
 def test_every_sound_submission_is_graded_despite_the_bad_ones(graded):
     for student in graded.executed:
         assert graded.row(student)["status"] == "graded", graded.explain(student)
         assert student in graded.scores
 
 
+@pytest.mark.slow
 def test_syntax_error_and_infinite_loop_get_a_clear_entry(graded):
     only_fixture(graded)
     notes = graded.row("broken")["notes"]
@@ -451,6 +463,7 @@ def test_syntax_error_and_infinite_loop_get_a_clear_entry(graded):
     assert graded.auto["broken"] < graded.auto_max
 
 
+@pytest.mark.slow
 def test_all_assignments_are_graded_in_one_nbgrader_run(graded):
     log = (graded.course / "autograded" / ".logs" / "autograde.log").read_text()
     assert log.count("$ nbgrader autograde") == 1, log[:2000]
@@ -458,6 +471,7 @@ def test_all_assignments_are_graded_in_one_nbgrader_run(graded):
 
 # --- results ---------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_autograde_leaves_results_untouched(graded):
     """A smoke autograde writes no result into the course's results/ (nor the checkout's)."""
     assert graded.run.results_before is not None
@@ -476,6 +490,7 @@ def test_autograde_leaves_results_untouched(graded):
 
 # --- what students get -----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_release_contains_no_solution_or_hidden_tests(graded):
     path = graded.course / "notebooks" / graded.assignment / f"{graded.assignment}.ipynb"
     text = path.read_text(encoding="utf-8")
@@ -488,6 +503,7 @@ def test_release_contains_no_solution_or_hidden_tests(graded):
     assert not hidden & released, f"hidden tests in the release: {hidden & released}"
 
 
+@pytest.mark.slow
 def test_release_runs_without_nbgrader(graded):
     pattern = re.compile(r"^\s*(import nbgrader|from nbgrader\b|[%!]?\s*pip install .*nbgrader)", re.M)
     for c in graded.release.cells:
@@ -495,6 +511,7 @@ def test_release_runs_without_nbgrader(graded):
             assert not pattern.search(c.source), c.source
 
 
+@pytest.mark.slow
 def test_feedback_exists_per_graded_student_and_hides_hidden_tests(graded):
     # secret lines the release quotes anyway (say, in its prose) cannot leak; the others must not
     # appear anywhere in the feedback, tracebacks included
@@ -520,6 +537,7 @@ def test_feedback_exists_per_graded_student_and_hides_hidden_tests(graded):
     assert not [line for line in solution if line in blank], "solution code in the blank's feedback"
 
 
+@pytest.mark.slow
 def test_feedback_switch_shows_hidden_tests(graded):
     only_fixture(graded)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
@@ -534,6 +552,7 @@ def test_feedback_switch_shows_hidden_tests(graded):
 
 # --- metadata, grades and release ------------------------------------------------------------
 
+@pytest.mark.slow
 def test_grade_ids_are_unique_and_points_add_up(graded):
     ids = collections.Counter(nbg(c)["grade_id"] for c in graded.solution.cells if nbg(c).get("grade_id"))
     assert not [k for k, n in ids.items() if n > 1], ids
@@ -542,6 +561,7 @@ def test_grade_ids_are_unique_and_points_add_up(graded):
     assert graded.max_score == pytest.approx(sum(points))
 
 
+@pytest.mark.slow
 def test_grades_csv_has_one_row_per_submission(graded):
     assert graded.run.header == FIELDS
     students = {s for a, s in graded.run.rows if a == graded.assignment}
@@ -552,6 +572,7 @@ def test_grades_csv_has_one_row_per_submission(graded):
         assert float(row["max_score"]) == pytest.approx(graded.max_score)
 
 
+@pytest.mark.slow
 def test_grades_of_one_assignment_keep_the_other_rows(graded):
     """`make grades A=<one>` merges by (student, assignment): no other assignment's row is dropped."""
     assert graded.run.rows_after_one == graded.run.rows
@@ -562,6 +583,7 @@ def test_grades_of_one_assignment_keep_the_other_rows(graded):
         assert f"of other assignments from the existing file: {', '.join(others)}" in out, out
 
 
+@pytest.mark.slow
 def test_committed_release_equals_a_fresh_generation(graded):
     if graded.assignment == FIXTURE.name:
         pytest.skip("the fixture has no committed release")
@@ -572,6 +594,7 @@ def test_committed_release_equals_a_fresh_generation(graded):
             f"{committed.relative_to(ROOT)} is stale: run make release")
 
 
+@pytest.mark.slow
 def test_release_is_deterministic(courses):
     def again(course: Path) -> None:
         before = {p: p.read_bytes() for p in sorted(course.glob("notebooks/*/*.ipynb"))}
@@ -661,6 +684,7 @@ def test_unsafe_zip_members_are_named_and_dropped():
     assert clean_zip(io.BytesIO(inner.getvalue().replace(b"../../", b"sub/d/")), "safe.zip") == (None, [])
 
 
+@pytest.mark.slow  # nbgrader generates the release of a temporary course first
 def test_zip_collect_skips_an_unsafe_member_and_collects_the_rest(tmp_path):
     import zipfile
 

@@ -69,6 +69,7 @@ def test_the_data_loading_lessons_are_found():
     assert {"01_lr_schedules", "02_dataloader_workers", "17_input_normalization"} <= set(names), names
 
 
+@pytest.mark.slow  # executes every data-loading lesson
 @pytest.mark.parametrize("lesson", [p.parent.name for p in LESSONS])
 def test_lesson_runs_clean_on_digits(executed, lesson):
     run = executed[lesson]

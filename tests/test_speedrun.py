@@ -81,6 +81,7 @@ def _cli_env(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:  # noqa: ANN001
     monkeypatch.setenv("COURSE_PROFILE", "smoke")
 
 
+@pytest.mark.slow  # trains the naive script on two seeds and a warm-up run
 def test_the_cli_saves_a_complete_result(monkeypatch: pytest.MonkeyPatch, tmp_path, capsys) -> None:  # noqa: ANN001
     _cli_env(monkeypatch, tmp_path)
     assert speedrun.main(["--naive", "--seeds", "2", "--dataset", "digits", "--target", "0.3"]) == 0

@@ -1,9 +1,9 @@
 """The clock: compare and benchmark on a real machine.
 
-Tests marked ``clock`` time real work; each retries independent runs so that it fails by chance
-less than once in 1,000 runs (a 95 % interval misses about 1 run in 20: three misses in a row
-happen about once in 8,000). The statistics themselves are tested on injected times in
-test_stats.py.
+Tests marked ``clock`` time real work; each retries independent runs (tests/clock.py) so that it
+fails by chance less than once in 1,000 runs (a 95 % interval misses about 1 run in 20: three misses
+in a row happen about once in 8,000). Calls per block and rounds per budget are checked on injected
+times (no wall clock), the statistics themselves in test_stats.py.
 """
 
 import json
@@ -13,6 +13,8 @@ import torch
 
 import course_utils as cu
 from course_utils.stats import CONTROL_FAILED, SLOWER, UNRESOLVED
+
+from clock import inject_arm_seconds, retried
 
 A = torch.randn(192, 192)
 
@@ -24,15 +26,6 @@ def work():
 def double_work():
     work()
     work()
-
-
-def retried(fn, ok, tries=3):
-    """Run ``fn(seed)`` until ``ok(result)`` or ``tries`` independent runs; return the last."""
-    for seed in range(tries):
-        result = fn(seed)
-        if ok(result):
-            break
-    return result
 
 
 @pytest.mark.clock
@@ -85,7 +78,8 @@ def test_garbage_collector_is_off_inside_timed_blocks_and_restored():
     assert seen and not any(seen) and gc.isenabled()
 
 
-def test_budget_sets_the_rounds_and_the_minimum_always_runs():
+def test_budget_sets_the_rounds_and_the_minimum_always_runs(monkeypatch):
+    inject_arm_seconds(monkeypatch, {work: 5e-3})  # injected times: the rounds do not depend on this machine
     c = cu.compare(work, work, budget=1e-6, min_round_time=0.0)
     assert c.rounds == 6  # the fewest for a 95 % interval, even past the budget
     c = cu.compare(work, work, budget=2.0, min_round_time=0.001)
@@ -132,17 +126,26 @@ def tiny():
     A[0, 0].item()
 
 
-def test_each_arm_gets_its_own_calls_per_block():
+def test_calls_per_block_are_planned_from_the_seconds_of_one_call():
+    from course_utils.rounds import plan_calls
+
+    assert plan_calls({"slow": 1e-3, "cheap": 1e-5}, 0.01) == {"slow": 10, "cheap": 1000}
+    assert plan_calls({"slow": 1e-3, "cheap": 1e-5}, 0.0) == {"slow": 1, "cheap": 1}
+
+
+def test_each_arm_gets_its_own_calls_per_block(monkeypatch):
     """A cheap arm beside a slow one is timed in blocks as long as the slow one's, not 1 call."""
+    inject_arm_seconds(monkeypatch, {work: 1e-3, tiny: 1e-5})  # 1 ms and 10 µs a call, whatever the load
     c = cu.compare(work, tiny, rounds=6, num_threads=1, min_round_time=0.01, device="cpu")
     assert c.trick_calls_per_round > 5 * c.calls_per_round, str(c)
     assert f"{c.calls_per_round} / {c.trick_calls_per_round}" in str(c)
 
 
+@pytest.mark.clock
 def test_loop_overhead_is_small_and_positive():
     from course_utils.clock import loop_overhead
 
-    per_call = loop_overhead(1000, torch.device("cpu"))
+    per_call = retried(lambda s: loop_overhead(1000, torch.device("cpu")), lambda p: 0 < p < 5e-6)
     assert 0 < per_call < 5e-6
 
 
