@@ -4,14 +4,17 @@ Tricks that change convergence (LR schedule, batch size, optimizer, clipping, no
 measured as time to target = steps to target × step time. Steps come from paired seeds (the same
 seed gives both arms the same initial weights and batches); the crossing of the target is
 interpolated between evaluations, so the evaluation grid does not decide. With at least 6 seeds
-the [min, max] of the per-seed steps ratios is a distribution-free interval for their median
-(coverage 1 − 2^(1−n): 96.9 % at 6); it is combined with the *interleaved* step-time interval
-(:func:`~course_utils.timing.compare`), never with step times from separate runs.
+the order statistics of the per-seed steps ratios make a distribution-free interval for their
+median (:func:`~course_utils.stats.order_statistic_ranks`, as the timing interval does: [min, max]
+at 6 seeds, 96.9 %; ranks 3 and 10 at 12, 96.1 %), so more seeds give a narrower interval; it is
+combined with the *interleaved* step-time interval (:func:`~course_utils.timing.compare`), never
+with step times from separate runs. Targets are accuracies as fractions (0.9 for 90 %).
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -19,13 +22,29 @@ from typing import TYPE_CHECKING, Any
 
 from .comparison import Comparison
 from .env import seed_everything
-from .stats import CONTROL_FAILED, FASTER, MIN_SEEDS, SLOWER, seed_coverage
+from .stats import CONTROL_FAILED, FASTER, MIN_SEEDS, SLOWER, min_rounds, order_statistic_ranks, seed_coverage
+from .target_comparison import TargetComparison, _percent, seeds_needed
 from .units import format_seconds
 
 if TYPE_CHECKING:
     from .training import History
 
-__all__ = ["TargetComparison", "TargetResult", "compare_targets", "crossing_step", "steps_to_target"]
+__all__ = ["TargetComparison", "TargetResult", "check_target", "compare_targets", "crossing_step", "steps_to_target"]
+
+
+def check_target(target: Any, argument: str = "target") -> float:
+    """``target`` as a float if it is an accuracy in (0, 1]; otherwise a clear error naming ``argument``.
+
+    Raises:
+        TypeError: not a number (a bool is not an accuracy either).
+        ValueError: outside (0, 1], e.g. 90 or 2.0 where 0.9 was meant.
+    """
+    if isinstance(target, bool) or not isinstance(target, numbers.Real):
+        raise TypeError(f"{argument} is a test accuracy as a fraction (e.g. 0.9 for 90 %), got {target!r}")
+    if not 0.0 < float(target) <= 1.0:
+        raise ValueError(f"{argument}={target!r} is not an accuracy: accuracies are fractions in (0, 1], "
+                         f"e.g. {argument}=0.9 for 90 %")
+    return float(target)
 
 
 def crossing_step(eval_step: Sequence[float], eval_accuracy: Sequence[float], target: float) -> float | None:
@@ -34,7 +53,11 @@ def crossing_step(eval_step: Sequence[float], eval_accuracy: Sequence[float], ta
     Linear between the last evaluation below the target and the first at or above it, so two
     runs that cross between the same two evaluations are not made equal by the grid. A target
     reached at the first evaluation is that evaluation's step. None if never reached.
+
+    Raises:
+        TypeError, ValueError: ``target`` is not an accuracy in (0, 1] (see :func:`check_target`).
     """
+    check_target(target)
     prev: tuple[float, float] | None = None
     for step, acc in zip(eval_step, eval_accuracy):
         if acc >= target:
@@ -63,6 +86,9 @@ class TargetResult:
     steps: list[float | None]
     step_time: float
     step_basis: str = "these runs' own clock"
+
+    def __post_init__(self) -> None:
+        check_target(self.target)
 
     @property
     def reached(self) -> int:
@@ -109,7 +135,7 @@ def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequ
 
     Args:
         run: builds a model and trains it for one seed, returning the History.
-        target: the test accuracy to reach.
+        target: the test accuracy to reach, as a fraction in (0, 1] (0.9 for 90 %).
         seeds: the seeds; a seed-level verdict needs at least 6 (the default), paired between arms.
         label: a name for the printout.
         step_time: seconds per step for the printout, best taken from an interleaved comparison
@@ -121,7 +147,12 @@ def steps_to_target(run: Callable[[int], History], target: float, *, seeds: Sequ
 
     Returns:
         A :class:`TargetResult` with the steps per seed and the step time.
+
+    Raises:
+        TypeError, ValueError: ``target`` is not an accuracy in (0, 1] (checked before any seed
+            trains), or no seeds.
     """
+    target = check_target(target)
     if len(seeds) < 1:
         raise ValueError("steps_to_target needs at least one seed")
     steps: list[float | None] = []
@@ -149,145 +180,62 @@ def _seed_ratio(base: float | None, trick: float | None) -> float:
     return base / trick
 
 
-@dataclass
-class TargetComparison:
-    """Two :class:`TargetResult` compared seed by seed. ``ratio`` > 1: the trick gets there sooner.
+def _seed_interval(known: list[float], n: int, level: float) -> tuple[float, float, float, str]:
+    """The ``level`` interval for the median of the ``known`` steps ratios: ``(low, high, coverage, words)``.
 
-    ``steps_ratios`` are baseline steps / trick steps per seed; ``step_speedup`` and ``step_ci``
-    the interleaved step-time comparison's speed-up and interval (1.0 and (1, 1) when only steps
-    are compared, ``metric`` then says so). ``ratio`` is the median steps ratio × ``step_speedup``;
-    ``low`` = min steps ratio × ``step_ci[0]`` and ``high`` = max × ``step_ci[1]``: the interval
-    the verdict reads (``interval`` names its coverage). With fewer than 6 seeds the verdict is
-    "not resolvable with N seeds".
+    Order statistics (ranks k and m−k+1 of m), as the timing interval: more seeds, a narrower
+    interval at the same coverage. With fewer ratios than ``level`` needs, [min, max] and its own
+    (lower) coverage, for the printout only: such a comparison earns no verdict.
     """
-
-    names: tuple[str, str]
-    target: float
-    seeds: list[int]
-    ratios: list[float]
-    ratio: float
-    low: float
-    high: float
-    steps: tuple[list[float | None], list[float | None]]
-    step_time: tuple[float, float]
-    verdict: str
-    steps_ratios: list[float]
-    step_speedup: float = 1.0
-    step_ci: tuple[float, float] = (1.0, 1.0)
-    step_basis: str = ""
-    metric: str = "time to target"
-    interval: str = ""
-
-    @property
-    def tie(self) -> bool:
-        """True when both arms took the same steps on every seed."""
-        return bool(self.steps_ratios) and all(r == 1.0 for r in self.steps_ratios)
-
-    def summary(self) -> str:
-        """One sentence that claims only what the seeds (and the step-time interval) show."""
-        base, trick = self.names
-        n = len(self.seeds)
-        rng = f"{_range_text(self.low, self.high)} over {n} paired seeds"
-        what = "in fewer steps" if self.metric == "steps to target" else "sooner"
-        if self.verdict in (FASTER, SLOWER) and (self.low == self.high == 0 or math.isinf(self.low)):
-            slow = self.verdict == SLOWER  # every seed: only one arm got there
-            never, got = (trick, base) if slow else (base, trick)
-            return (f"{never} never reached {self.target:.0%} on any of the {n} paired seeds; {got} reached "
-                    f"it on every one ({_ratio_text(self.ratio)}).")
-        if self.verdict == FASTER:
-            return f"{trick} reached {self.target:.0%} {what} than {base}: {_ratio_text(self.ratio)} {rng}."
-        if self.verdict == SLOWER:
-            later = "in more steps" if self.metric == "steps to target" else "later"
-            return f"{trick} reached {self.target:.0%} {later} than {base}: {_ratio_text(self.ratio)} {rng}."
-        if self.verdict == CONTROL_FAILED:
-            return (f"Control failed in the step-time comparison (two identical arms differed), so the "
-                    f"time to {self.target:.0%} cannot be compared; steps ratio per seed "
-                    f"{_ratio_text(min(self.steps_ratios))}–{_ratio_text(max(self.steps_ratios))}.")
-        if n < MIN_SEEDS:
-            why = f"a seed-level verdict needs at least {MIN_SEEDS} paired seeds"
-        elif all(math.isnan(r) for r in self.steps_ratios):
-            return (f"{self.verdict.capitalize()}: neither {base} nor {trick} reached {self.target:.0%} on any of "
-                    f"the {n} paired seeds.")
-        elif self.tie:
-            why = "a tie: both took the same steps on every seed"
-        elif any(math.isnan(r) for r in self.steps_ratios):
-            why = "on some seeds neither arm got there"
-        else:
-            why = "the interval includes 1"
-        return (f"{self.verdict.capitalize()}: {trick} vs {base} to {self.target:.0%} measured "
-                f"{_ratio_text(self.ratio)} {rng}; {why}.")
-
-    def __str__(self) -> str:
-        def row(name: str, steps: list[float | None]) -> str:
-            return f"{name}: steps per seed " + ", ".join("never" if s is None else f"{s:.0f}" for s in steps)
-
-        return "\n".join([row(self.names[0], self.steps[0]), row(self.names[1], self.steps[1]),
-                          f"{self.metric} ratio {_ratio_text(self.ratio)} {_range_text(self.low, self.high)} "
-                          f"({self.interval})",
-                          f"step time: {self.step_basis}",
-                          f"verdict     {self.verdict}", self.summary()])
-
-    def __repr__(self) -> str:
-        return str(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the comparison as a JSON-serialisable dict (``kind`` = ``"target_comparison"``)."""
-        d = asdict(self)
-        finite = lambda x: x if math.isfinite(x) else str(x)  # noqa: E731 - JSON has no inf/nan
-        d.update(kind="target_comparison", summary=self.summary(), ratios=[finite(r) for r in self.ratios],
-                 steps_ratios=[finite(r) for r in self.steps_ratios],
-                 ratio=finite(self.ratio), low=finite(self.low), high=finite(self.high))
-        return d
+    m = len(known)
+    if m == 0:
+        return math.nan, math.nan, 0.0, f"no interval: no seed of {n} where either arm got there"
+    data = sorted(known)
+    if m >= min_rounds(level):
+        k, k_high, cover = order_statistic_ranks(m, level)
+    else:
+        k, k_high, cover = 1, m, seed_coverage(m) if m >= 2 else 0.0
+    ranks = "[min, max]" if k == 1 else f"order statistics {k} and {k_high}"
+    left_out = "" if m == n else f" where an arm got there (neither did on {n - m} of {n})"
+    return data[k - 1], data[k_high - 1], cover, f"{ranks} of {m} paired seeds{left_out}"
 
 
-def _ratio_text(x: float) -> str:
-    """A time-to-target ratio for text: ``"1.77×"``, or what an infinite or zero ratio means."""
-    if math.isnan(x):
-        return "n/a"
-    if math.isinf(x):
-        return "∞× (only the trick got there)"
-    if x == 0:
-        return "0× (only the baseline got there)"
-    return f"{x:.2f}×"
-
-
-def _percent(p: float) -> str:
-    """A coverage for text: ``"96.9 %"``, and ``"99.95 %"`` rather than a rounded ``"100.0 %"`` below 1."""
-    text = f"{p * 100:.1f}"
-    if text == "100.0" and p < 1.0:
-        text = f"{math.floor(p * 1e4) / 100:.2f}"
-    return f"{text} %"
-
-
-def _range_text(low: float, high: float) -> str:
-    """The seed interval for text: ``"[0.75×, 1.38×]"``, said once when only one arm ever got there."""
-    if low == high and (low == 0 or math.isinf(low)):
-        return f"[{low:g}×, {high:g}×]"
-    return f"[{_ratio_text(low)}, {_ratio_text(high)}]"
-
-
-def compare_targets(baseline: TargetResult, trick: TargetResult, *,
-                    step_comparison: Comparison | None = None) -> TargetComparison:
+def compare_targets(baseline: TargetResult, trick: TargetResult, *, step_comparison: Comparison | None = None,
+                    level: float = 0.95) -> TargetComparison:
     """Compare two time-to-target results seed by seed (the same seeds, paired).
 
-    Time to target = steps × step time. With ``step_comparison`` (an interleaved
+    Time to target = steps × step time. The per-seed steps ratios (baseline / trick) give a
+    distribution-free ``level`` interval for their median from order statistics ([min, max] at 6
+    seeds, ranks 3 and 10 at 12). With ``step_comparison`` (an interleaved
     :func:`~course_utils.timing.compare` of the baseline's step against the trick's) the verdict
-    is "faster" only when (lowest per-seed steps ratio) × (low end of the step-time interval) > 1,
-    "slower" only when (highest) × (high end) < 1. Without it only steps are compared (``metric``
-    "steps to target"): step times from separate runs never enter a verdict.
+    is "faster" only when (low end of the seed interval) × (low end of the step-time interval)
+    > 1, "slower" only when (high end) × (high end) < 1; the two intervals hold together with at
+    least the sum of their coverages minus 1 (Bonferroni), which the label states. Without it only
+    steps are compared (``metric`` "steps to target"): step times from separate runs never enter
+    a verdict.
+
+    Args:
+        baseline: the plain arm's :func:`steps_to_target` result.
+        trick: the trick's, on the same seeds and target.
+        step_comparison: the interleaved step-time comparison, or None for steps only.
+        level: coverage asked of the seed interval (0.95; a verdict needs at least 6 seeds, more
+            for a higher level).
 
     Returns:
         A :class:`TargetComparison`: "faster", "slower", "control failed" (the step-time
-        comparison's A/A control failed) or "not resolvable with N seeds" (fewer than 6 seeds,
-        an interval that includes 1, ties, or seeds where neither arm got there).
+        comparison's A/A control failed) or "not resolvable with N seeds" (too few seeds, an
+        interval that includes 1, ties, or seeds where neither arm got there).
 
     Raises:
-        ValueError: the two results were run on different seeds or targets.
+        ValueError: the two results were run on different seeds or targets, or ``level`` is not
+            in (0, 1).
     """
     if baseline.seeds != trick.seeds:
         raise ValueError(f"compare the same seeds: {baseline.seeds} vs {trick.seeds}")
     if baseline.target != trick.target:
         raise ValueError(f"compare the same target: {baseline.target} vs {trick.target}")
+    check_target(baseline.target, "baseline.target")
+    need = seeds_needed(level)  # also checks the level
     n = len(baseline.seeds)
     steps_ratios = [_seed_ratio(b, t) for b, t in zip(baseline.steps, trick.steps)]
     if step_comparison is not None:
@@ -305,9 +253,9 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *,
         step_cover = 1.0
     known = [r for r in steps_ratios if not math.isnan(r)]
     complete = bool(known) and len(known) == len(steps_ratios)
-    low = min(known) * sci[0] if known else math.nan
-    high = max(known) * sci[1] if known else math.nan
-    if n < MIN_SEEDS:
+    seed_low, seed_high, cover, words = _seed_interval(known, n, level)
+    low, high = seed_low * sci[0], seed_high * sci[1]
+    if n < need:
         verdict = f"not resolvable with {n} seeds"
     elif step_comparison is not None and step_comparison.verdict == CONTROL_FAILED:
         verdict = CONTROL_FAILED
@@ -317,12 +265,11 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *,
         verdict = SLOWER
     else:
         verdict = f"not resolvable with {n} seeds"
-    cover = seed_coverage(n) if n >= 2 else 0.0
-    joint = max(0.0, cover - (1.0 - step_cover))
-    interval = (f"[min, max] over {n} paired seeds, covers the median steps ratio {_percent(cover)}"
-                + ("" if step_comparison is None else
-                   f", × the step-time interval ({step_cover * 100:.0f} %): together at least "
-                   f"{_percent(joint)}"))
+    interval = words if not known else f"{words}, covers the median steps ratio {_percent(cover)}"
+    if step_comparison is not None and known:
+        joint = max(0.0, cover - (1.0 - step_cover))
+        interval += (f", × the step-time interval ({step_cover * 100:.4g} %): together at least "
+                     f"{_percent(joint, at_least=True)} (Bonferroni)")
     return TargetComparison(
         names=(baseline.label or "baseline", trick.label or "trick"), target=baseline.target,
         seeds=list(baseline.seeds), ratios=[r * speed for r in steps_ratios],
@@ -331,4 +278,4 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *,
         step_time=(baseline.step_time, trick.step_time) if step_comparison is None else
         tuple(step_comparison.median_s),  # type: ignore[arg-type]
         verdict=verdict, steps_ratios=steps_ratios, step_speedup=speed, step_ci=sci,  # type: ignore[arg-type]
-        step_basis=basis, metric=metric, interval=interval)
+        step_basis=basis, metric=metric, interval=interval, level=level)

@@ -1,13 +1,15 @@
 """Device, seeding, run profile and the environment record every notebook prints.
 
 Nothing here runs on import: a notebook calls :func:`setup` once in its setup cell. What the
-hardware is and can do (CPU features, real bf16, machine id) lives in :mod:`.hardware`.
+hardware is and can do (CPU features, real bf16, machine id) lives in :mod:`.hardware`; choosing
+and checking the device (:func:`choose_device`, :func:`check_device`, :func:`synchronize`,
+:func:`autocast`) in :mod:`.devices`, re-exported here.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
+import numbers
 import os
 import platform
 import random
@@ -18,12 +20,15 @@ from typing import Any, TypeVar
 import torch
 
 from . import hardware
+from .devices import autocast, check_device, choose_device, synchronize
 from .hardware import machine_id, pick_amp_dtype
 
 __all__ = [
     "PROFILES",
     "Env",
     "autocast",
+    "check_device",
+    "check_seed",
     "choose_device",
     "environment_record",
     "format_record",
@@ -71,41 +76,27 @@ def get_profile(device: torch.device | None = None) -> str:
     return "gpu" if device.type == "cuda" else "cpu"
 
 
-def choose_device() -> torch.device:
-    """Return the best available device: CUDA, then Apple MPS, then the CPU.
-
-    Under ``torchrun`` (``LOCAL_RANK`` set) with CUDA, the device is ``cuda:<LOCAL_RANK>``, so
-    each process of a distributed run gets its own GPU; this does not change the current CUDA
-    device (call ``torch.cuda.set_device`` for that). Without ``LOCAL_RANK`` it is ``cuda``.
+def check_seed(seed: object, argument: str = "seed") -> int:
+    """``seed`` as an int if it can seed Python, NumPy and PyTorch: a whole number from 0 to 2**32 − 1.
 
     Raises:
-        ValueError: ``LOCAL_RANK`` is not a whole number, or names a GPU that is not visible.
+        TypeError: not a whole number (a bool is not a seed; nor is ``"0"`` or ``1.0``).
+        ValueError: negative, or beyond NumPy's 2**32 − 1.
     """
-    if torch.cuda.is_available():
-        rank = os.environ.get("LOCAL_RANK", "").strip()
-        if not rank:
-            return torch.device("cuda")
-        try:
-            index = int(rank)
-        except ValueError:
-            raise ValueError(f"LOCAL_RANK={rank!r} is not a whole number; torchrun sets it to 0, 1, ...") from None
-        count = torch.cuda.device_count()
-        if not 0 <= index < count:
-            visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-            shown = f", CUDA_VISIBLE_DEVICES={visible}" if visible is not None else ""
-            raise ValueError(
-                f"LOCAL_RANK={index} but only {count} CUDA device(s) are visible (cuda:0 to cuda:{count - 1}"
-                f"{shown}); start at most {count} process(es) per node"
-            )
-        return torch.device("cuda", index)
-    mps = getattr(torch.backends, "mps", None)
-    if mps is not None and mps.is_available():
-        return torch.device("mps")
-    return torch.device("cpu")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{argument} must be a whole number >= 0 (an int; a bool is not a seed), got {seed!r}")
+    if not 0 <= seed < 2**32:
+        raise ValueError(f"{argument} must be a whole number from 0 to 2**32 - 1, got {seed}")
+    return int(seed)
 
 
 def seed_everything(seed: int = 0) -> None:
-    """Seed Python's, NumPy's and PyTorch's random generators (all devices)."""
+    """Seed Python's, NumPy's and PyTorch's random generators (all devices).
+
+    Raises:
+        TypeError, ValueError: ``seed`` is not a whole number from 0 to 2**32 − 1 (see :func:`check_seed`).
+    """
+    seed = check_seed(seed)
     random.seed(seed)
     try:
         import numpy as np
@@ -119,47 +110,6 @@ def seed_everything(seed: int = 0) -> None:
 def in_colab() -> bool:
     """Return True when running inside Google Colab."""
     return "google.colab" in sys.modules or "COLAB_RELEASE_TAG" in os.environ
-
-
-def synchronize(device: torch.device | str) -> None:
-    """Wait until all queued work on ``device`` has finished.
-
-    CUDA: that device (the current one for a bare ``"cuda"``); MPS: the Metal queue; CPU: a
-    no-op (CPU ops finish before they return); another accelerator: ``torch.accelerator``.
-    """
-    device = torch.device(device)
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    elif device.type == "mps":
-        torch.mps.synchronize()
-    elif device.type != "cpu":
-        accelerator = getattr(torch, "accelerator", None)
-        current = accelerator.current_accelerator() if accelerator is not None else None
-        if current is not None and current.type == device.type:
-            accelerator.synchronize(device)
-
-
-def autocast(device: torch.device | str, dtype: torch.dtype | None) -> contextlib.AbstractContextManager[Any]:
-    """The autocast context for a forward pass: ``nullcontext()`` when no autocast is asked for.
-
-    Building ``torch.autocast(..., enabled=False)`` for the fp32 baseline costs time in every
-    step and fails on older torch for MPS; the baseline gets a plain ``nullcontext`` instead.
-
-    Args:
-        device: the device the forward pass runs on (its type is autocast's device type).
-        dtype: ``torch.float16`` or ``torch.bfloat16``; None or ``torch.float32`` for no autocast.
-
-    Returns:
-        A context manager.
-
-    Raises:
-        ValueError: ``dtype`` is another dtype.
-    """
-    if dtype is None or dtype == torch.float32:
-        return contextlib.nullcontext()
-    if dtype not in (torch.float16, torch.bfloat16):
-        raise ValueError(f"autocast dtype must be torch.float16, torch.bfloat16 or None (fp32), got {dtype}")
-    return torch.autocast(torch.device(device).type, dtype=dtype)
 
 
 def environment_record(device: torch.device | str | None = None) -> dict[str, Any]:
@@ -306,15 +256,17 @@ def setup(seed: int = 0, *, verbose: bool = True) -> Env:
     """Choose the device and profile, seed every generator and print the environment record.
 
     Args:
-        seed: the seed for Python, NumPy and PyTorch.
+        seed: the seed for Python, NumPy and PyTorch: a whole number from 0 to 2**32 − 1.
         verbose: print the record (every notebook does, so each result names its hardware).
 
     Returns:
         The :class:`Env` that later calls take their device and sizes from.
 
     Raises:
-        ValueError: ``COURSE_PROFILE`` names no valid profile.
+        TypeError: ``seed`` is not a whole number (a bool is not a seed).
+        ValueError: ``COURSE_PROFILE`` names no valid profile, or ``seed`` is out of range.
     """
+    seed = check_seed(seed)
     quiet_known_warnings()
     device = choose_device()
     profile = get_profile(device)

@@ -80,9 +80,10 @@ def describe(measurement: Any) -> str:
         r, lo, hi = (_num(m[k]) for k in ("ratio", "low", "high"))
         if math.isnan(r) and math.isnan(lo):  # no seed where either arm got there
             return f"neither arm reached {m['target']:.0%} on any of {_seeds(m)} seeds: {m['verdict']}"
-        if lo == hi and (lo == 0 or math.isinf(lo)):  # only one arm ever got there, on every seed
+        ratios = [_num(x) for x in m.get("steps_ratios") or []]
+        if ratios and all(x == 0 for x in ratios) or ratios and all(math.isinf(x) for x in ratios):
             names = m.get("names") or ("the baseline", "the trick")
-            arm = names[1] if lo == 0 else names[0]
+            arm = names[1] if ratios[0] == 0 else names[0]  # only one arm ever got there, on every seed
             return f"{arm} never reached {m['target']:.0%} on any of {_seeds(m)} seeds: {m['verdict']}"
         return f"{r:.2f}× [{lo:.2f}, {hi:.2f}] over {_seeds(m)} seeds: {m['verdict']}"
     if kind == "effect":

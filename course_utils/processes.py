@@ -3,8 +3,9 @@
 Some settings are process-wide and remember what they saw: ``torch.backends.cudnn.benchmark``
 keeps a per-shape cache of chosen kernels, ``torch.compile`` a cache of compiled graphs. Two arms
 timed in one process would share them, so :func:`in_processes` starts a fresh interpreter for
-every run of every arm, alternating the arms round by round in random orders (the baseline twice,
-as the A/A control), and returns what each run's function returned. :meth:`ProcessRuns.compare`
+every run of every arm, alternating the arms round by round (the baseline twice, as the A/A
+control) in random Latin-square orders drawn afresh for every call (the seed is recorded), and
+returns what each run's function returned. :meth:`ProcessRuns.compare`
 turns one number per run into the engine's interleaved comparison, rounds being rounds of
 processes. The target is a function in an importable module or a ``.py`` file (a notebook writes
 one), called with keyword arguments that JSON can carry; it returns a dict of numbers or lists.
@@ -21,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -30,7 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .comparison import Comparison, analyze, range_only
+from .analysis import analyze, range_only
+from .comparison import Comparison
+from .progress import progress_bar
+from .rounds import latin_orders
 from .stats import min_rounds
 
 __all__ = ["CONTROL", "ProcessRuns", "in_processes"]
@@ -38,7 +43,8 @@ __all__ = ["CONTROL", "ProcessRuns", "in_processes"]
 #: The name of the baseline's second copy in every round.
 CONTROL = "A/A control"
 #: How a comparison of process runs was measured, for its printout.
-PROCESS_METHOD = "rounds of fresh processes (one per arm per round, random orders; the baseline twice)"
+PROCESS_METHOD = ("rounds of fresh processes (one per arm per round, random Latin-square orders; "
+                  "the baseline twice)")
 
 
 @dataclass
@@ -47,7 +53,8 @@ class ProcessRuns:
 
     ``results[arm][i]`` is what the target returned in round ``i``; ``wall_s[arm][i]`` the whole
     process's wall time (interpreter start and imports included); ``order`` the arms in the order
-    they ran, round by round. The baseline's second copy is under :data:`CONTROL`.
+    they ran, round by round, from random Latin squares seeded by ``seed`` (pass it back to
+    :func:`in_processes` to rerun the same orders). The baseline's second copy is under :data:`CONTROL`.
     """
 
     target: str
@@ -57,6 +64,7 @@ class ProcessRuns:
     wall_s: dict[str, list[float]] = field(default_factory=dict)
     order: list[list[str]] = field(default_factory=list)
     preload: list[str] = field(default_factory=list)
+    seed: int | None = None
 
     @property
     def rounds(self) -> int:
@@ -91,17 +99,21 @@ class ProcessRuns:
             return _too_few(self, key, trick, level)
         c = analyze(self.values(self.baseline, key), self.values(CONTROL, key), self.values(trick, key),
                     names=(self.baseline, trick), level=level, min_effect=min_effect,
-                    device=str(self.results[self.baseline][0].get("device", "cpu")))
+                    device=str(self.results[self.baseline][0].get("device", "cpu")),
+                    rounds_word="rounds of processes", more="Run more rounds (rounds=) for a narrower interval.")
         c.method = PROCESS_METHOD
         return c
 
     def to_dict(self) -> dict[str, Any]:
         """Return the runs as a JSON-serialisable dict (``kind`` = ``"process_runs"``)."""
         return {"kind": "process_runs", "target": self.target, "arms": self.arms, "baseline": self.baseline,
-                "results": self.results, "wall_s": self.wall_s, "order": self.order, "preload": self.preload}
+                "results": self.results, "wall_s": self.wall_s, "order": self.order, "preload": self.preload,
+                "seed": self.seed}
 
     def __str__(self) -> str:
-        lines = [f"{self.rounds} rounds of fresh processes running {self.target} (arm order random each round)"]
+        seed = "" if self.seed is None else f", seed={self.seed}"
+        lines = [f"{self.rounds} rounds of fresh processes running {self.target} "
+                 f"(arm orders: random Latin squares{seed})"]
         start = (f"forked from a process that imported {', '.join(self.preload)}; the rest of its start included"
                  if self.preload else "interpreter start and imports included")
         for arm, walls in self.wall_s.items():
@@ -117,6 +129,15 @@ def _too_few(runs: ProcessRuns, key: str, trick: str, level: float) -> Compariso
     return range_only(*(runs.values(arm, key) for arm in (runs.baseline, CONTROL, trick)), names=(runs.baseline, trick),
                       rounds_word=f"round{'s' if n != 1 else ''} of processes", level=level, method=PROCESS_METHOD,
                       device=str(runs.results[runs.baseline][0].get("device", "cpu")))
+
+
+def _order_seed(seed: int | None) -> int:
+    """The seed of the arm orders: ``seed``, or a fresh one from the OS when None."""
+    if seed is None:
+        return secrets.randbits(32)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0 or None (a fresh one), got {seed!r}")
+    return seed
 
 
 def _run_one(target: str, kwargs: Mapping[str, Any], *, python: str, env: Mapping[str, str],
@@ -140,7 +161,7 @@ def _run_one(target: str, kwargs: Mapping[str, Any], *, python: str, env: Mappin
 
 def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: int | None = None,
                  control: bool = True, env: Mapping[str, str] | None = None, python: str | None = None,
-                 timeout: float = 600.0, seed: int = 0, progress: bool = True,
+                 timeout: float = 600.0, seed: int | None = None, progress: bool = True,
                  preload: Sequence[str] = ()) -> ProcessRuns:
     """Run ``target(**arms[name])`` in a fresh Python process per arm per round, alternating the arms.
 
@@ -155,7 +176,9 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
         env: extra environment variables for the processes (``COURSE_PROFILE`` is passed on).
         python: the interpreter; this one by default.
         timeout: seconds one process may take.
-        seed: seed of the arm orders.
+        seed: seed of the arm orders (random Latin squares: each arm runs once in every position
+            per block of as many rounds as arms); None (the default) draws a fresh one, so that no
+            arm is always first. The seed used is ``ProcessRuns.seed``.
         progress: show a progress bar over the processes.
         preload: modules (``("torch",)``) imported once by a server that forks every run, to save
             each run the import; empty (the default): a new interpreter per run. Not with ``python``.
@@ -164,7 +187,8 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
         The :class:`ProcessRuns`.
 
     Raises:
-        ValueError: no arms, a bad target, an arm named like the control, or arguments JSON cannot carry.
+        ValueError: no arms, a bad target, an arm named like the control, arguments JSON cannot
+            carry, or a seed that is not a whole number >= 0.
         RuntimeError: a process failed or timed out (its error's last lines are in the message).
     """
     if not arms:
@@ -183,27 +207,25 @@ def in_processes(target: str, arms: Mapping[str, Mapping[str, Any]], *, rounds: 
     n = rounds if rounds is not None else min_rounds()
     if n < 1:
         raise ValueError(f"rounds must be >= 1, got {n}")
+    seed = _order_seed(seed)
     baseline = next(iter(arms))
     runs: dict[str, dict[str, Any]] = {name: dict(kw) for name, kw in arms.items()}
     if control:
         runs = {baseline: runs[baseline], CONTROL: runs[baseline], **{k: v for k, v in runs.items() if k != baseline}}
     pr = ProcessRuns(target=target, arms={k: dict(v) for k, v in arms.items()}, baseline=baseline,
-                     results={k: [] for k in runs}, wall_s={k: [] for k in runs}, preload=list(preload))
+                     results={k: [] for k in runs}, wall_s={k: [] for k in runs}, preload=list(preload),
+                     seed=seed)
     child_env = {"COURSE_PROFILE": os.environ.get("COURSE_PROFILE", ""), **(env or {})}
-    rng = random.Random(seed)
+    orders = latin_orders(n, list(runs), random.Random(seed))
     bar = None
     from ._forkserver import ForkServer  # not at import: `python -m course_utils._forkserver` runs it
 
     server = ForkServer(preload, child_env) if preload else None
     if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=n * len(runs), desc=f"fresh processes ({', '.join(arms)})", leave=False)
+        bar = progress_bar(n * len(runs), f"fresh processes ({', '.join(arms)})", leave=False)
     try:
-        for _ in range(n):
-            order = list(runs)
-            rng.shuffle(order)
-            pr.order.append(order)
+        for order in orders:
+            pr.order.append(list(order))
             for name in order:
                 if server is not None:
                     result, wall = server.run(target, runs[name], env=child_env, timeout=timeout, arm=name)

@@ -67,12 +67,12 @@ def build(stack: Stack, prepared: Any, *, seed: int, config: SpeedConfig | None 
         device: where to train; :func:`~course_utils.env.choose_device` when None.
     """
     from . import data as cu_data
-    from .env import autocast, choose_device, seed_everything
+    from .env import autocast, check_device, seed_everything
     from .image_files import image_folder
     from .models import ConvNetConfig, make_convnet
     from .training import evaluate, train_step
 
-    device = torch.device(device) if device is not None else choose_device()
+    device = check_device(device)
     config = config or fast_config(DeviceInfo.here(device))
     p, data = prepared.sizes, prepared.data
     batch, lr = (config.batch_size, config.lr) if "big_batch" in stack else (NAIVE_BATCH, NAIVE_LR)

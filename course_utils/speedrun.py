@@ -158,11 +158,11 @@ def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig
         validation accuracy, the one test accuracy, steps, and the log of evaluations and decisions.
     """
     from . import data as cu_data
-    from .env import choose_device
+    from .env import check_device
     from .script import build
     from .training import evaluate, train
 
-    device = torch.device(device) if device is not None else choose_device()
+    device = check_device(device)
     config = config or fast_config(DeviceInfo.here(device))
     target = target if target is not None else prepared.sizes.target
     started = time.perf_counter()
@@ -222,11 +222,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--seeds must be at least 1, got {args.seeds}")
     if args.target is not None and not 0.0 < args.target < 1.0:
         p.error(f"--target is an accuracy in (0, 1), got {args.target}")
-    from tqdm.auto import tqdm
-
     from .data import DATASETS
     from .env import setup
     from .labels import Effect
+    from .progress import progress_bar
     from .results import save
 
     if args.dataset not in DATASETS:
@@ -239,12 +238,14 @@ def main(argv: list[str] | None = None) -> int:
         target = args.target if args.target is not None else prepared.sizes.target
         print("warm-up run (untimed: first-call costs such as thread pools and kernel selection)")
         run_once(stack, prepared, seed=10_000, device=env.device, target=target)
-        for seed in tqdm(range(args.seeds), desc=stack.name, unit="seed"):
-            r = run_once(stack, prepared, seed=seed, device=env.device, target=target)
-            runs.append(r)
-            got = "never" if r.time_to_target is None else f"{r.time_to_target:.2f} s"
-            tqdm.write(f"seed {seed}: time to {target:.0%} {got}; validation {r.val_accuracy:.2%}, "
-                       f"test {r.test_accuracy:.2%} after {r.steps} steps")
+        with progress_bar(args.seeds, stack.name, unit="seed") as bar:
+            for seed in range(args.seeds):
+                r = run_once(stack, prepared, seed=seed, device=env.device, target=target)
+                runs.append(r)
+                got = "never" if r.time_to_target is None else f"{r.time_to_target:.2f} s"
+                bar.write(f"seed {seed}: time to {target:.0%} {got}; validation {r.val_accuracy:.2%}, "
+                          f"test {r.test_accuracy:.2%} after {r.steps} steps")
+                bar.update(1)
     except KeyboardInterrupt:
         print(f"interrupted after {len(runs)} of {args.seeds} seed(s): nothing saved", file=sys.stderr)
         return 130

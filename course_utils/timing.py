@@ -22,7 +22,7 @@ import torch
 from .clock import BUDGETS, MAX_ROUNDS, call, check_callable
 from .comparison import Comparison
 from .engine import run_checked
-from .env import choose_device, get_profile, synchronize
+from .env import check_device, get_profile, synchronize
 from .units import format_seconds
 
 __all__ = ["BUDGETS", "MAX_ROUNDS", "Timing", "benchmark", "compare", "format_seconds", "naive_compare"]
@@ -78,6 +78,7 @@ def benchmark(
 
     Raises:
         TypeError: ``fn`` is not callable.
+        ValueError: ``device`` is a CUDA or MPS device this machine does not have.
         RuntimeError: ``fn`` raised; the message names ``label``.
     """
     import logging
@@ -93,7 +94,7 @@ def benchmark(
         ext_log.setLevel(level)
 
     check_callable(fn, "fn")
-    device = torch.device(device) if device is not None else choose_device()
+    device = check_device(device)
     threads = num_threads or torch.get_num_threads()
     call(fn, label)  # warm-up, and a clear error before the Timer wraps it
     timed = fn
@@ -164,11 +165,12 @@ def compare(
     Raises:
         TypeError: an arm is not callable (the message names the argument).
         RuntimeError: an arm raised (the message names the arm).
-        ValueError: ``rounds`` below the minimum for ``level``, or a budget that is not positive.
+        ValueError: ``rounds`` below the minimum for ``level``, a budget that is not positive, or a
+            ``device`` this machine does not have (checked before any arm runs).
     """
     check_callable(baseline, "baseline")
     check_callable(trick, "trick")
-    device = torch.device(device) if device is not None else choose_device()
+    device = check_device(device)
     if budget is None:
         budget = BUDGETS[get_profile(device)]
     fns = {"baseline": baseline, "trick": trick}
@@ -197,7 +199,7 @@ def naive_compare(
     """
     check_callable(baseline, "baseline")
     check_callable(trick, "trick")
-    device = torch.device(device) if device is not None else choose_device()
+    device = check_device(device)
     seconds = []
     for fn, name in ((baseline, "baseline"), (trick, "trick")):
         t0 = time.perf_counter()

@@ -253,3 +253,56 @@ def test_setup_silences_dynamos_item_graph_break_advice(quiet):
     assert out.returncode == 0, out.stderr
     assert "breaks 1" in out.stdout  # the break is still reported where it is asked for
     assert ("Graph break from `Tensor.item()`" in out.stderr) is not quiet
+
+
+# --- arguments checked up front, each error naming its argument ---
+
+@pytest.mark.parametrize(("seed", "error"), [("x", TypeError), (True, TypeError), (1.0, TypeError), (None, TypeError),
+                                             (-1, ValueError), (2**32, ValueError)])
+def test_setup_refuses_a_seed_that_is_not_one(seed, error):
+    with pytest.raises(error, match="^seed must be a whole number"):
+        cu.setup(seed=seed, verbose=False)
+    with pytest.raises(error, match="^seed must be"):
+        cu.seed_everything(seed)
+
+
+def test_setup_takes_numpy_integers_as_seeds():
+    import numpy as np
+
+    assert cu.setup(seed=np.int64(7), verbose=False).seed == 7 and cu.env.check_seed(2**32 - 1) == 2**32 - 1
+
+
+def test_check_device_says_what_this_machine_lacks(monkeypatch):
+    monkeypatch.delenv("LOCAL_RANK", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    check = cu.env.check_device
+    assert check(None) == torch.device("cpu") and check("cpu") == torch.device("cpu")
+    with pytest.raises(ValueError, match=re.escape(
+            "device='cuda' was asked for, but this machine has no CUDA GPU (torch.cuda.is_available() is False); "
+            "leave device=None to use cpu")):
+        check("cuda")
+    with pytest.raises(ValueError, match=re.escape("trick_device='mps' was asked for, but this machine has no Apple "
+                                                   "MPS device (torch.backends.mps.is_available() is False)")):
+        check(torch.device("mps"), argument="trick_device")
+    with pytest.raises(ValueError, match="device='gpu' names no device"):
+        check("gpu")
+    with pytest.raises(TypeError, match="device is a device such as"):
+        check(1.5)
+    fake_cuda(monkeypatch, count=2)
+    assert check("cuda:1") == torch.device("cuda", 1)
+    with pytest.raises(ValueError, match=re.escape("device='cuda:2' was asked for, but this machine has only 2 "
+                                                   "CUDA device(s) visible (cuda:0 to cuda:1); leave device=None "
+                                                   "to use cuda")):
+        check("cuda:2")
+
+
+def test_compare_and_benchmark_check_the_device_before_any_call(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    calls = []
+    arm = lambda: calls.append(1)  # noqa: E731
+    with pytest.raises(ValueError, match=r"device='cuda' was asked for, but this machine has no CUDA GPU"):
+        cu.compare(arm, arm, device="cuda")
+    with pytest.raises(ValueError, match=r"device='cuda' was asked for"):
+        cu.benchmark(arm, device="cuda")
+    assert calls == [], "nothing ran before the device was checked"

@@ -1,12 +1,17 @@
 """cu.in_processes: every run in a fresh interpreter, arms alternated, results back as data."""
 
+import random
 import time
 
 import numpy as np
 import pytest
 
 import course_utils as cu
+from course_utils import processes
 from course_utils.processes import CONTROL, ProcessRuns
+from course_utils.rounds import latin_orders
+
+from clock import retried
 
 TARGET = '''
 import os
@@ -53,6 +58,7 @@ def test_each_run_is_a_fresh_process_and_arms_alternate(tmp_path):
     assert runs.to_dict()["kind"] == "process_runs"
 
 
+@pytest.mark.clock  # a run past its timeout is killed in seconds (retried: the bound is wall time)
 def test_preloaded_runs_are_fresh_processes_too(tmp_path):
     path = tmp_path / "target.py"
     path.write_text(TARGET)
@@ -68,11 +74,15 @@ def test_preloaded_runs_are_fresh_processes_too(tmp_path):
     assert "imported torch" in str(runs) and runs.to_dict()["preload"] == ["torch"]
     with pytest.raises(RuntimeError, match=r"(?s)arm 'bad'.*broken on purpose"):
         cu.in_processes(f"{path}:broken", {"bad": {}}, rounds=1, control=False, progress=False, preload=("torch",))
-    started = time.perf_counter()
-    with pytest.raises(RuntimeError, match="past its 2 s timeout"):
-        cu.in_processes(f"{path}:sleepy", {"slow": {}}, rounds=1, control=False, progress=False,
-                        preload=("torch",), timeout=2)
-    assert time.perf_counter() - started < 30, "a run past its timeout is killed, not waited for"
+
+    def killed_after(seed):
+        started = time.perf_counter()
+        with pytest.raises(RuntimeError, match="past its 2 s timeout"):
+            cu.in_processes(f"{path}:sleepy", {"slow": {}}, rounds=1, control=False, progress=False,
+                            preload=("torch",), timeout=2)
+        return time.perf_counter() - started
+
+    assert retried(killed_after, lambda s: s < 30) < 30, "a run past its timeout is killed, not waited for"
     with pytest.raises(ValueError, match="another python"):
         cu.in_processes(f"{path}:measure", {"a": {}}, preload=("torch",), python="/usr/bin/python3")
 
@@ -115,3 +125,46 @@ def test_too_few_rounds_is_no_verdict():
     c = runs.compare("t", "on")
     assert c.verdict == "not resolvable with 2 rounds of processes" and "too few" in c.interval
     assert cu.reading(c, faster="F", slower="S", not_resolvable="N", control_failed="C") == "N"
+
+
+# --- arm orders: random Latin squares, a fresh seed per call, recorded (review D8) ---
+
+@pytest.fixture
+def no_processes(monkeypatch):
+    """Replace the fresh interpreter by a call that returns at once, recording the order of the runs."""
+    ran = []
+
+    def fake(target, kwargs, *, python, env, timeout, arm):
+        ran.append(arm)
+        return {"t": 1.0}, 0.01
+
+    monkeypatch.setattr(processes, "_run_one", fake)
+    return ran
+
+
+ARMS = {"off": {}, "on": {}}
+
+
+def test_orders_put_every_arm_in_every_position_once_per_block(no_processes):
+    runs = cu.in_processes("m:f", ARMS, rounds=6, seed=123, progress=False)
+    keys = ["off", CONTROL, "on"]
+    assert no_processes == [arm for order in runs.order for arm in order]  # the processes ran in that order
+    for start in (0, 3):  # two blocks of 3 rounds for 3 arms
+        block = runs.order[start:start + 3]
+        for pos in range(3):
+            assert sorted(order[pos] for order in block) == sorted(keys), block
+    firsts = {cu.in_processes("m:f", ARMS, rounds=3, progress=False).order[0][0] for _ in range(30)}
+    assert firsts == set(keys), "the baseline is not always the first process of a run"
+
+
+def test_calls_without_a_seed_get_fresh_orders_and_record_their_seed(no_processes):
+    calls = [cu.in_processes("m:f", ARMS, rounds=6, progress=False) for _ in range(3)]
+    assert len({r.seed for r in calls}) == 3 and all(isinstance(r.seed, int) for r in calls)
+    assert len({str(r.order) for r in calls}) > 1  # all three equal by chance: about 1 in 20,000
+    again = cu.in_processes("m:f", ARMS, rounds=6, progress=False, seed=calls[0].seed)
+    assert again.order == calls[0].order and again.seed == calls[0].seed  # a seed reproduces the orders
+    assert [tuple(o) for o in again.order] == latin_orders(6, ["off", CONTROL, "on"], random.Random(again.seed))
+    assert again.to_dict()["seed"] == again.seed and f"seed={again.seed}" in str(again)
+    for bad in (-1, "x", True, 1.5):
+        with pytest.raises(ValueError, match="seed must be a whole number"):
+            cu.in_processes("m:f", ARMS, rounds=1, progress=False, seed=bad)

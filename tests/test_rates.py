@@ -7,7 +7,7 @@ import pytest
 
 import course_utils as cu
 from course_utils import labels
-from course_utils.rates import HIGHER, LOWER, mcnemar_p
+from course_utils.rates import HIGHER, LOWER, mcnemar_p, percent
 
 
 def binom_pmf(k, n, p):
@@ -101,7 +101,7 @@ def test_a_timing_reading_refuses_rate_texts():
 def test_rate_prints_saves_and_describes_itself():
     r = cu.rate([True, False, False, True, False, False], what="diverged", label="no clipping")
     assert (r.k, r.n, r.value) == (2, 6, pytest.approx(1 / 3))
-    assert "diverged on 2 of 6 seeds, 33 % [4 %, 78 %]".replace(" %", "%") in str(r)
+    assert "diverged on 2 of 6 seeds, 33.3 % [4.3 %, 77.7 %]" in str(r) and "95 % interval" in str(r)
     d = r.to_dict()
     assert d["kind"] == "rate" and labels.describe(d) == "diverged on 2 of 6 seeds: 33% [4%, 78%]"
     c = cu.compare_rates(r, cu.rate([False] * 6, what="diverged", label="clipping")).to_dict()
@@ -110,6 +110,18 @@ def test_rate_prints_saves_and_describes_itself():
         cu.rate([1, 0], what="diverged")
     with pytest.raises(ValueError, match="seeds"):
         cu.rate([True], what="diverged", seeds=[0, 1])
+
+
+def test_rate_ends_get_the_digits_they_need():
+    """Whole percent printed 1 of 12 as "8% [0%, 38%]", a lower end of 0.21 % said as zero."""
+    one = cu.rate([True] + [False] * 11, what="diverged", label="clipping")
+    assert "diverged on 1 of 12 seeds, 8.3 % [0.21 %, 38.5 %]" in str(one)
+    assert "0 of 6 seeds, 0 % [0 %, 45.9 %]" in str(cu.rate([False] * 6, what="diverged"))
+    assert "6 of 6 seeds, 100 % [54.1 %, 100 %]" in str(cu.rate([True] * 6, what="diverged"))
+    assert [percent(p) for p in (0.0004, 0.00999, 0.5, 0.9979, 0.9996, 1.0)] == [
+        "0.040 %", "1.0 %", "50.0 %", "99.8 %", "99.960 %", "100 %"]  # never a false "0 %" or "100.0 %"
+    low, high = cu.binomial_ci(1, 2000)
+    assert percent(low) != "0.0 %" and float(percent(low).split()[0]) == pytest.approx(low * 100, rel=0.05)
 
 
 def test_diverged_reads_non_finite_losses_and_chance_accuracy():
