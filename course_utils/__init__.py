@@ -6,6 +6,9 @@ Importing it changes nothing: no seeding, no flags, no plotting style.
 
 from . import (
     ablation,
+    analysis,
+    calibration,
+    calibration_workloads,
     capstone_extras,
     checks,
     clock,
@@ -40,8 +43,10 @@ from . import (
     units,
 )
 from .ablation import Ablation, ablate
+from .analysis import analyze
+from .calibration import Calibration, calibrate, load_calibration
 from .checks import Calls, assert_close, assert_grads_close, norm_error, rel_error, spy
-from .comparison import Comparison, analyze
+from .comparison import Comparison
 from .convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
 from .data import (
     DATASETS,
@@ -105,7 +110,8 @@ REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 __all__ = [
     "Ablation", "ablate", "ablation", "capstone_extras", "DeviceInfo", "fast_config", "FIXES", "fixes", "prepare",
     "run_once", "RunResult", "script", "SpeedConfig", "speedrun", "Stack", "stepper",
-    "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "binomial_ci", "Calls",
+    "analysis", "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "binomial_ci",
+    "calibrate", "Calibration", "calibration", "calibration_workloads", "Calls",
     "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_rates",
     "compare_targets",
     "comparison", "Comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
@@ -113,7 +119,7 @@ __all__ = [
     "fits", "flop_count", "format_bytes", "format_seconds", "get_profile", "graph_held", "graphs",
     "HeldGraph", "History", "history", "image_folder", "in_colab", "in_processes", "Launch", "launch",
     "is_out_of_memory", "labels",
-    "load_dataset", "make_convnet",
+    "load_calibration", "load_dataset", "make_convnet",
     "make_mlp", "mean_ci", "median_ci", "memory", "memory_cap", "MLPConfig", "models",
     "naive_compare", "needs", "norm_error", "op_counts", "param_count", "peak_memory",
     "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison", "plot_curves",

@@ -3,13 +3,17 @@
 Every seed is one round: every arm runs once on that seed (the same initial weights and batch
 order for all of them), in a random order drawn per seed. The naive script and the full stack
 each run twice per seed, so every comparison has its A/A control. A comparison reads the
-per-seed times to target through the engine's :func:`~course_utils.comparison.analyze` (the
-geometric mean of the baseline's two copies over the arm's time, its distribution-free interval
-for the median, the control's interval), so its verdict and error rates are the engine's, with
-seeds for rounds: at 6 seeds the interval is [min, max] of the per-seed ratios (96.9 %).
+per-seed times to target through the engine's :func:`~course_utils.analysis.analyze` (per seed
+the baseline's time over the arm's, a distribution-free interval for the median, the control's
+interval), so its verdict and error rates are the engine's, with seeds for rounds.
 
-A run that never reached the target counts as infinitely slow for that seed; a seed on which
-both sides of a ratio never got there leaves the comparison without a verdict.
+The rows (each fix alone and removed) are one table: each row's interval is at the level that
+keeps the chance of *any* false row at most 5 % (:func:`~course_utils.stats.family_level`), so
+the seeds a table needs follow from its rows (:func:`seeds_needed`: 7 for one fix, 10 for ten).
+The headline (full stack against naive) is one comparison at 95 %.
+
+A run that never reached the target is infinitely slow on its side only; a seed on which both
+sides of a ratio missed says nothing about which is faster and is left out of that comparison.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .comparison import Comparison, analyze, range_only
+from .analysis import analyze, range_only
+from .comparison import Comparison, format_level
 from .fixes import FIXES, Stack
-from .stats import MIN_SEEDS, UNRESOLVED
+from .progress import progress_bar
+from .stats import family_level, min_rounds
 
 if TYPE_CHECKING:
     import torch
@@ -32,7 +38,10 @@ if TYPE_CHECKING:
     from .fixes import SpeedConfig
     from .speedrun import Prepared, RunResult
 
-__all__ = ["Ablation", "SEED_METHOD", "ablate", "ablation_arms"]
+__all__ = ["Ablation", "SEED_METHOD", "TABLE_LEVEL", "ablate", "ablation_arms", "seeds_needed"]
+
+#: The chance that every row of an ablation's table is right together (all intervals hold).
+TABLE_LEVEL = 0.95
 
 NAIVE, FULL = Stack.naive().name, Stack.full().name
 #: The A/A copies' names.
@@ -53,6 +62,11 @@ def ablation_arms(fixes: Iterable[str] = FIXES) -> dict[str, Stack]:
     return arms
 
 
+def seeds_needed(fixes: Iterable[str] = FIXES, level: float = TABLE_LEVEL) -> int:
+    """The fewest seeds for which every row of the table (each fix alone and removed) can earn a verdict."""
+    return min_rounds(family_level(level, 2 * len(list(fixes))))
+
+
 @dataclass
 class Ablation:
     """Times to target per arm and seed (None: the budget ran out first), and the orders run."""
@@ -64,34 +78,54 @@ class Ablation:
     orders: list[list[str]] = field(default_factory=list)
     runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
-    def compare(self, baseline: str, trick: str) -> Comparison:
+    def compare(self, baseline: str, trick: str, *, removed: bool = False, level: float = 0.95,
+                family: tuple[int, float | None] = (1, None)) -> Comparison:
         """``baseline`` (naive or full stack, with its A/A copy) against the arm ``trick``, seed by seed.
 
         The speed-up is baseline time / trick time (> 1: the trick reached the target sooner).
+        ``removed``: read the other way round, as the speed-up of having what ``trick`` lacks
+        (``trick`` time / ``baseline`` time, named "trick vs baseline"). ``level`` and ``family``
+        as in :func:`~course_utils.analysis.analyze`.
         """
         copy = {NAIVE: NAIVE_COPY, FULL: FULL_COPY}.get(baseline)
         if copy is None:
             raise ValueError(f"the baseline is {NAIVE!r} or {FULL!r} (they have A/A copies), got {baseline!r}")
         if trick not in self.times:
             raise ValueError(f"no arm {trick!r}; the arms are {', '.join(self.times)}")
-        return compare_times(self.times[baseline], self.times[copy], self.times[trick], names=(baseline, trick))
+        return compare_times(self.times[baseline], self.times[copy], self.times[trick],
+                             names=(trick, baseline) if removed else (baseline, trick), removed=removed,
+                             level=level, family=family)
+
+    @property
+    def row_level(self) -> float:
+        """Each row's level: all rows of the table hold together with :data:`TABLE_LEVEL`."""
+        return family_level(TABLE_LEVEL, 2 * len(self.fixes))
 
     def rows(self) -> list[tuple[str, str, Comparison]]:
         """Every fix twice: ("alone", fix, naive vs naive + fix) and ("removed", fix, full − fix vs full).
 
         A removed row reads like an alone row: its speed-up > 1 when the fix helps (full stack's
-        time over the full stack without it, as a speed-up of having it).
+        time without the fix over its time with it, as a speed-up of having it). All rows are one
+        table, at :attr:`row_level` each.
         """
-        out = []
+        out, family = [], (2 * len(self.fixes), TABLE_LEVEL)
         for fix in self.fixes:
-            out.append(("alone", fix, self.compare(NAIVE, Stack.naive([fix]).name)))
-            removed = self.compare(FULL, Stack.full([fix]).name)
-            out.append(("removed", fix, _inverted(removed, (Stack.full([fix]).name, FULL))))
+            out.append(("alone", fix, self.compare(NAIVE, Stack.naive([fix]).name, level=self.row_level,
+                                                   family=family)))
+            out.append(("removed", fix, self.compare(FULL, Stack.full([fix]).name, removed=True,
+                                                     level=self.row_level, family=family)))
         return out
 
     def headline(self) -> Comparison:
-        """The full stack against the naive script: the stacked speed-up in time to target."""
+        """The full stack against the naive script: the stacked speed-up in time to target (95 %)."""
         return self.compare(NAIVE, FULL)
+
+    def table_note(self) -> str:
+        """What the table's verdicts promise together, in words."""
+        m = 2 * len(self.fixes)
+        return (f"{m} rows, each interval at {format_level(self.row_level)}: at most a "
+                f"{format_level(1 - TABLE_LEVEL)} chance that any row's verdict is false (for independent seeds); "
+                f"{len(self.seeds)} seeds, {seeds_needed(self.fixes)} needed for a row to earn a verdict")
 
     def run_table(self, arms: Sequence[str] = (NAIVE, FULL)) -> str:
         """Medians over the seeds per arm: time to target, steps, step time, data wait, accuracies."""
@@ -120,66 +154,61 @@ class Ablation:
     def __str__(self) -> str:
         lines = [f"time to {self.target:.0%} validation accuracy over {len(self.seeds)} seeds ({SEED_METHOD})",
                  f"{'':<9}{'fix':<21}{'speed-up':>9}  interval            verdict"]
-        for kind, fix, c in [("stack", "all ten", self.headline()), *self.rows()]:
+        for kind, fix, c in [("stack", f"all {len(self.fixes)}", self.headline()), *self.rows()]:
             lines.append(f"{kind:<9}{fix:<21}{c.speedup:>8.2f}×  [{c.ci[0]:.2f}, {c.ci[1]:.2f}]"
                          f"{'':<8}{c.verdict}")
+        lines.append(f"the stack row at 95 %; the {self.table_note()}")
         return "\n".join(lines)
 
 
-def _inverted(c: Comparison, names: tuple[str, str]) -> Comparison:
-    """A comparison read the other way round: a speed-up of having the fix, not a slow-down of removing it."""
-    flip = {"faster": "slower", "slower": "faster"}
-    inv = lambda x: math.inf if x == 0 else 1.0 / x  # noqa: E731
-    ratios = [inv(r) for r in c.ratios]
-    return dataclasses.replace(c, names=names, speedup=statistics.median(ratios), ci=(inv(c.ci[1]), inv(c.ci[0])),
-                               median_s=(c.median_s[1], c.median_s[0]), cv=(c.cv[1], c.cv[0]),
-                               ratios=ratios,
-                               total_ratio=inv(c.total_ratio), verdict=flip.get(c.verdict, c.verdict))
-
-
 def compare_times(baseline: Sequence[float | None], control: Sequence[float | None], trick: Sequence[float | None],
-                  *, names: tuple[str, str]) -> Comparison:
-    """The engine's comparison of per-seed times to target (None: never reached, read as infinitely slow).
+                  *, names: tuple[str, str], removed: bool = False, level: float = 0.95,
+                  family: tuple[int, float | None] = (1, None)) -> Comparison:
+    """The engine's comparison of per-seed times to target (None: never reached, infinitely slow).
 
-    Fewer than 6 seeds, or a seed where neither side of a ratio reached the target, give no
-    verdict ("not resolvable on this hardware", with a warning that says why).
+    Per seed the ratio is baseline / trick (``removed``: trick / baseline, the speed-up of having
+    what the trick lacks; ``names`` then name the trick first). A seed on which both missed is
+    left out, with a warning; fewer seeds than an interval at ``level`` needs give no verdict
+    ("not resolvable with N seeds").
     """
     import numpy as np
 
     n = len(baseline)
     if not n == len(control) == len(trick):
         raise ValueError(f"every arm needs one time per seed, got {n}, {len(control)}, {len(trick)}")
-    vals = [np.asarray([math.inf if t is None else t for t in x], dtype=float) for x in (baseline, control, trick)]
-    if n < MIN_SEEDS:
-        return range_only(*vals, names=names, rounds_word=f"seed{'s' if n != 1 else ''}", method=SEED_METHOD)
-    finite = np.concatenate([x[np.isfinite(x)] for x in vals])
-    proxy = 1e6 * (finite.max() if finite.size else 1.0)  # never reached: later than any real run, ranks kept
-    both_missed = any(not (math.isfinite(x[i]) or math.isfinite(y[i]))
-                      for x, y in ((vals[0], vals[2]), (vals[1], vals[2]), (vals[0], vals[1])) for i in range(n))
-    c = analyze(*(np.where(np.isfinite(x), x, proxy) for x in vals), names=names)
-    if finite.size < 3 * n:  # ratios that involve a proxy are 0 or infinite, say so
-        real = lambda r: 0.0 if r < 1e-4 else math.inf if r > 1e4 else r  # noqa: E731
-        c = dataclasses.replace(c, speedup=real(c.speedup), ci=(real(c.ci[0]), real(c.ci[1])),
-                                ratios=[real(r) for r in c.ratios], aa_ratios=[real(r) for r in c.aa_ratios],
-                                total_ratio=math.nan, median_s=tuple(real(m) for m in c.median_s))
-    c.method = SEED_METHOD
-    if both_missed:
-        c = dataclasses.replace(c, verdict=UNRESOLVED, warnings=[
-            *c.warnings, "on some seed neither side reached the target: no verdict"])
-    missed = sum(not math.isfinite(t) for x in vals for t in x)
+    a, a2, b = (np.asarray([math.inf if t is None else t for t in x], dtype=float) for x in (baseline, control, trick))
+    keep = ~(np.isinf(a) & np.isinf(b))
+    a, a2, b = a[keep], a2[keep], b[keep]
+    ratios = b / a if removed else None
+    notes = []
+    if not keep.all():
+        notes.append(f"{int((~keep).sum())} seed(s) on which neither side reached the target left out "
+                     f"({int(keep.sum())} of {n} remain)")
+    missed = int(np.isinf(a).sum() + np.isinf(a2).sum() + np.isinf(b).sum())
     if missed:
-        c.warnings.append(f"{missed} run(s) never reached the target (read as infinitely slow)")
+        notes.append(f"{missed} run(s) in the remaining seeds never reached the target (infinitely slow on their side)")
+    word = f"seed{'s' if keep.sum() != 1 else ''}"
+    if keep.sum() < min_rounds(level):
+        c = range_only(a, a2, b, names=names, rounds_word=word, level=level, method=SEED_METHOD, ratios=ratios)
+    else:
+        c = analyze(a, a2, b, names=names, level=level, rounds_word=word, family=family, ratios=ratios,
+                    more="Run more seeds for a narrower interval.")
+    if removed:  # the names run trick first: so do the per-arm figures
+        c = dataclasses.replace(c, median_s=c.median_s[::-1], cv=c.cv[::-1])
+    c.method = SEED_METHOD
+    c.warnings += notes
     return c
 
 
-def ablate(prepared: Prepared, *, seeds: Sequence[int] = tuple(range(MIN_SEEDS)), fixes: Iterable[str] = FIXES,
+def ablate(prepared: Prepared, *, seeds: Sequence[int] | None = None, fixes: Iterable[str] = FIXES,
            config: SpeedConfig | None = None, device: torch.device | str | None = None,
            target: float | None = None, progress: bool = True, warmup: bool = True) -> Ablation:
     """Run every arm of :func:`ablation_arms` once per seed, arms in a random order per seed.
 
     Args:
         prepared: from :func:`~course_utils.speedrun.prepare`.
-        seeds: the paired seeds (rounds); a verdict needs at least 6.
+        seeds: the paired seeds (rounds); by default :func:`seeds_needed` of ``fixes``, the fewest
+            for which every row of the table can earn a verdict (7 for one fix, 10 for ten).
         fixes: the fixes to ablate (all ten by default).
         config: the device-dependent choices (:func:`~course_utils.fixes.fast_config` of the device when None).
         device: where to train.
@@ -192,7 +221,8 @@ def ablate(prepared: Prepared, *, seeds: Sequence[int] = tuple(range(MIN_SEEDS))
     """
     from .speedrun import run_once
 
-    seeds, arms = list(seeds), ablation_arms(fixes)
+    fixes = list(fixes)
+    seeds, arms = list(seeds if seeds is not None else range(seeds_needed(fixes))), ablation_arms(fixes)
     target = target if target is not None else prepared.sizes.target
     if warmup:
         for stack in (Stack.naive(), Stack.full()):
@@ -200,11 +230,7 @@ def ablate(prepared: Prepared, *, seeds: Sequence[int] = tuple(range(MIN_SEEDS))
     times: dict[str, list[float | None]] = {a: [] for a in arms}
     runs: dict[str, list[dict[str, Any]]] = {a: [] for a in arms}
     orders = []
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(seeds) * len(arms), desc="ablation", unit="run")
+    bar = progress_bar(len(seeds) * len(arms), "ablation", unit="run") if progress else None
     try:
         for seed in seeds:
             order = list(arms)

@@ -1,12 +1,9 @@
-"""What a timing comparison found: :class:`Comparison`, built from per-round times by :func:`analyze`.
+"""What a timing comparison found: :class:`Comparison`, and the words and numbers it prints.
 
 :func:`~course_utils.timing.compare` and :func:`~course_utils.sweeps.sweep` measure (the clock);
-:func:`analyze` turns the per-round times into the speed-up, its interval, the A/A control and
-the verdict (no clock), so the statistics are tested on injected times.
-
-Per round, the baseline's time is the geometric mean of its two copies (A and A′), and the
-speed-up is that over the trick's time: both copies serve the comparison, and A/A′ alone is
-the control, a bias check at 99 %.
+:func:`~course_utils.analysis.analyze` turns the per-round times into a :class:`Comparison` (no
+clock): per round the speed-up A/B of the baseline over the trick, and A/A′ of the baseline's
+two copies as the control, a bias check at 99 %.
 """
 
 from __future__ import annotations
@@ -14,37 +11,56 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
-from .stats import (
-    CONTROL_FAILED,
-    CONTROL_LEVEL,
-    FASTER,
-    SLOWER,
-    control_interval,
-    median_ci,
-    min_rounds,
-    order_statistic_ranks,
-    runs_test_p,
-    verdict,
-)
+from .stats import CONTROL_FAILED, FASTER, SLOWER, verdict
 from .units import format_seconds
 
-__all__ = ["Comparison", "analyze", "interval_label", "range_only"]
-
-#: Below this runs-test p-value the per-round ratios are flagged as not independent.
-TREND_P = 0.01
+__all__ = ["Comparison", "format_level", "interval_label", "total_warning"]
 
 
-def interval_label(level: float, coverage: float) -> str:
-    """How the interval of a comparison is described wherever it is shown."""
-    return (f"distribution-free {level * 100:.0f} % interval for the median ratio, for independent "
-            f"rounds (order statistics; covers {coverage * 100:.1f} %)")
+def format_level(level: float) -> str:
+    """A coverage level as printed: "95 %", "99.75 %" (no rounding up to a false 100 %)."""
+    return f"{level * 100:.4g} %"
 
+
+def interval_label(level: float, coverage: float, *, rounds_word: str = "rounds",
+                   family: tuple[int, float | None] = (1, None)) -> str:
+    """How the interval of a comparison is described wherever it is shown.
+
+    ``family`` = ``(rows, table level)`` for one row of a table whose intervals hold together.
+    """
+    text = (f"distribution-free {format_level(level)} interval for the median ratio, for independent "
+            f"{rounds_word} (order statistics; covers {coverage * 100:.2f} %)")
+    rows, table = family
+    if rows > 1 and table is not None:
+        text += (f"; one of {rows} rows whose intervals hold together with at least {format_level(table)}: "
+                 f"at most a {format_level(1 - table)} chance that any row's verdict is false")
+    return text
+
+
+#: The ratio of total times is flagged only when it lies this far beyond the interval's nearer end:
+#: a few stalled blocks move it a little in most runs, which says nothing worth a warning.
+TOTAL_MARGIN = 1.05
+
+
+def total_warning(total: float, ci: tuple[float, float]) -> list[str]:
+    """A warning when the ratio of total times lies well outside the median's interval (stalls)."""
+    if not math.isfinite(total) or ci[0] / TOTAL_MARGIN <= total <= ci[1] * TOTAL_MARGIN:
+        return []
+    return [f"the ratio of total times ({total:.3f}×) lies well outside the interval of the median ratio: "
+            "some rounds stalled, and the median hides them"]
+
+
+def _digits(*values: float) -> int:
+    """Decimals that keep printed values apart and off 1.00 when they are not 1 (2 to 4)."""
+    vals = [v for v in values if math.isfinite(v)]
+    for d in (2, 3, 4):
+        shown = {v: f"{v:.{d}f}" for v in [*vals, 1.0]}
+        if len(set(shown.values())) == len(shown):  # different values print differently, none as 1 but 1
+            return d
+    return 4
 
 
 def _ratio(x: float) -> str:
@@ -52,9 +68,11 @@ def _ratio(x: float) -> str:
     return f"{x:.3g}" if 0 < x < 0.01 else f"{x:.3f}"
 
 
-def _times(x: float) -> str:
-    """How many times the time: 1.39×, 16,400× (no false decimals on a huge ratio)."""
-    return f"{x:,.3g}×".replace("e+0", "e") if x >= 1e6 else (f"{x:,.0f}×" if x >= 100 else f"{x:.2f}×")
+def _times(x: float, d: int = 2) -> str:
+    """How many times the time: 1.39×, 16,400× (no false decimals on a huge ratio); ``d`` decimals below 100."""
+    if not math.isfinite(x):
+        return "∞×" if x > 0 else "n/a"
+    return f"{x:,.3g}×".replace("e+0", "e") if x >= 1e6 else (f"{x:,.0f}×" if x >= 100 else f"{x:.{d}f}×")
 
 @dataclass(repr=False)
 class Comparison:
@@ -93,6 +111,13 @@ class Comparison:
     first_run: Comparison | None = field(repr=False, default=None)
     #: How the rounds were run, when not by :func:`~course_utils.timing.compare` (fresh processes).
     method: str = ""
+    #: Baseline blocks right after the trick's over those not, with its 99 % interval (None: not
+    #: measured, or too few rounds in which one copy followed the trick and the other did not).
+    carry_over: float | None = None
+    carry_over_ci: tuple[float, float] | None = None
+    #: Rows of the table this comparison is one row of, and the level they hold together at.
+    family_rows: int = 1
+    family_level: float | None = None
 
     @property
     def resolved(self) -> bool:
@@ -112,12 +137,14 @@ class Comparison:
         """One sentence that claims only what the data show (and a note on a rerun)."""
         base, trick = self.names
         lo, hi = self.ci
-        ci = f"{self.level * 100:.0f} % interval"
+        ci = f"{format_level(self.level)} interval"
         if self.verdict == FASTER:
-            text = f"{trick} is {self.speedup:.2f}× faster than {base} ({ci} {lo:.2f}–{hi:.2f}×)."
+            d = _digits(self.speedup, lo, hi)
+            text = f"{trick} is {self.speedup:.{d}f}× faster than {base} ({ci} {lo:.{d}f}–{hi:.{d}f}×)."
         elif self.verdict == SLOWER:
-            text = (f"{trick} is slower: it takes {_times(self.time_ratio)} the time of {base} "
-                    f"({ci} {_times(1 / hi)[:-1]}–{_times(1 / lo)}).")
+            d = _digits(self.time_ratio, 1 / hi, 1 / lo)
+            text = (f"{trick} is slower: it takes {_times(self.time_ratio, d)} the time of {base} "
+                    f"({ci} {_times(1 / hi, d)[:-1]}–{_times(1 / lo, d)}).")
         elif self.verdict == CONTROL_FAILED:
             text = (f"Control failed: two identical arms differed ({base} against itself gave "
                     f"{self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}]), an order or "
@@ -125,15 +152,21 @@ class Comparison:
                     f"{self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]). Run it again on a quieter machine.")
         elif self.verdict.startswith("not resolvable with") and self.speedup < 1:  # too few rounds, slower
             text = (f"{self.verdict.capitalize()}: {trick} took {_times(self.time_ratio)} the time of {base} "
-                    f"(range {_times(1 / hi)}–{_times(1 / lo)} over {self._n_rounds}), too few rounds for "
+                    f"(range {_times(1 / hi)}–{_times(1 / lo)} over {self._n_rounds}), too few for "
                     "an interval.")
         elif self.verdict.startswith("not resolvable with"):  # too few rounds for any interval
             text = (f"{self.verdict.capitalize()}: {trick} vs {base} measured {self.speedup:.2f}× (range "
-                    f"{lo:.2f}–{hi:.2f}× over {self._n_rounds}), too few rounds for an interval.")
+                    f"{lo:.2f}–{hi:.2f}× over {self._n_rounds}), too few for an interval.")
+        elif self.min_effect != 1.0 and (lo > 1.0 or hi < 1.0):
+            d = _digits(self.speedup, lo, hi)
+            text = (f"Not resolvable beyond the declared minimum {self.min_effect:g}×: {trick} vs {base} measured "
+                    f"{self.speedup:.{d}f}× [{lo:.{d}f}, {hi:.{d}f}], an interval that excludes 1 but lies "
+                    f"within the declared minimum: a difference smaller than the one declared worth a verdict.")
         else:
+            d = _digits(self.speedup, lo, hi)
             edge = "" if self.min_effect == 1.0 else f" beyond the declared minimum {self.min_effect:g}×"
-            text = (f"Not resolvable on this hardware: {trick} vs {base} measured {self.speedup:.2f}× "
-                    f"[{lo:.2f}, {hi:.2f}], an interval that does not exclude 1{edge}.")
+            text = (f"Not resolvable on this hardware: {trick} vs {base} measured {self.speedup:.{d}f}× "
+                    f"[{lo:.{d}f}, {hi:.{d}f}], an interval that does not exclude 1{edge}.")
         if self.first_run is not None:
             text += (f" (This is a rerun: in the first run the control failed, {self.first_run.aa_speedup:.3f}× "
                      f"[{self.first_run.aa_ci[0]:.3f}, {self.first_run.aa_ci[1]:.3f}], and the trick "
@@ -151,8 +184,11 @@ class Comparison:
         how = self.method or (f"interleaved rounds (random Latin-square orders, one untimed call "
                               f"before each block) × {calls} call(s) per arm, {threads}")
         aa = "" if math.isnan(self.aa_coverage) else f"; A/A control: {self.aa_coverage * 100:.1f} % interval"
-        return (f"{self.rounds} {how}, {self.device}; speed-up = "
-                f"median of per-round baseline/trick ratios (baseline: both copies); {self.interval}{aa}")
+        carry = "" if self.carry_over is None or self.carry_over_ci is None else (
+            f"; carry-over (baseline blocks after the trick / the others) {self.carry_over:.3f}× "
+            f"[{self.carry_over_ci[0]:.3f}, {self.carry_over_ci[1]:.3f}] at 99 %")
+        return (f"{self.rounds} {how}, {self.device}; speed-up = median of per-round baseline/trick ratios "
+                f"(A/B; the baseline's copy A′ serves the A/A control); {self.interval}{aa}{carry}")
 
     def lines(self) -> list[str]:
         """The printed table, line by line."""
@@ -208,8 +244,8 @@ class Comparison:
     def from_dict(cls, d: dict[str, Any]) -> Comparison:
         """Rebuild a comparison saved with :meth:`to_dict` (also one saved by an older version)."""
         kw = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        for k in ("names", "ci", "aa_ci", "median_s", "cv", "first_call_s"):
-            if k in kw:
+        for k in ("names", "ci", "aa_ci", "median_s", "cv", "first_call_s", "carry_over_ci"):
+            if kw.get(k) is not None:
                 kw[k] = tuple(kw[k])
         for k in ("total_ratio", "aa_coverage"):
             if kw.get(k) is None:
@@ -239,121 +275,6 @@ class Comparison:
             first_call_s=(self.first_call_s[0] / items[0], self.first_call_s[1] / items[1]),
             ratios=[x * r for x in self.ratios],
             total_ratio=self.total_ratio * r,
-            warnings=_warnings(np.asarray(self.ratios) * r, ci, self.total_ratio * r, self.rounds, self.level),
+            warnings=[w for w in self.warnings if not w.startswith("the ratio of total times")]
+            + total_warning(self.total_ratio * r, ci),
         )
-
-
-def _warnings(ratios: np.ndarray, ci: tuple[float, float], total: float, rounds: int, level: float) -> list[str]:
-    """What the rounds themselves say about the measurement (not about the trick)."""
-    out = []
-    if rounds <= min_rounds(level):
-        out.append(f"only the minimum {rounds} rounds ran, so the interval is the range of all of "
-                   "them: give the comparison more time (budget=) for a narrower one")
-    p = runs_test_p(np.log(ratios))
-    if p < TREND_P:
-        out.append(f"the per-round ratios drift or come in streaks (runs test p = {p:.3f}): the interval "
-                   "assumes independent rounds and may cover less than it says; rerun on a quieter machine")
-    if math.isfinite(total) and not ci[0] <= total <= ci[1]:
-        out.append(f"the ratio of total times ({total:.3f}×) lies outside the interval of the median ratio: "
-                   "some rounds stalled, and the median hides them")
-    return out
-
-
-def analyze(
-    baseline: Sequence[float],
-    control: Sequence[float],
-    trick: Sequence[float],
-    *,
-    names: tuple[str, str] = ("baseline", "trick"),
-    level: float = 0.95,
-    first_call_s: tuple[float, float] = (float("nan"), float("nan")),
-    calls_per_round: int = 1,
-    trick_calls_per_round: int | None = None,
-    num_threads: int = 1,
-    device: str = "cpu",
-    min_effect: float = 1.0,
-) -> Comparison:
-    """Turn per-round times of the three arms into a :class:`Comparison` (no clock involved).
-
-    Args:
-        baseline: seconds per call of the baseline, one value per round.
-        control: the baseline's second copy in the same rounds (the A/A control).
-        trick: the trick's seconds per call in the same rounds.
-        names: display names of baseline and trick.
-        level: coverage of the speed-up's interval (the control's is 99 % where rounds allow).
-        first_call_s: each arm's first call, for the record.
-        calls_per_round: calls of the baseline per round, for the record.
-        trick_calls_per_round: calls of the trick per round, for the record (default: the same).
-        num_threads: torch threads during the measurement, for the record.
-        device: the device measured, for the record.
-        min_effect: a declared minimum speed-up worth a verdict (1.0: any effect the interval shows).
-
-    Returns:
-        The comparison. Per-round ratios make slow drift cancel: rounds that all take twice as
-        long as the one before, with the trick always twice as fast, give exactly 2.0.
-
-    Raises:
-        ValueError: the three lists differ in length, hold a non-positive time, or are too
-            short for an interval at ``level``.
-    """
-    a, a2, b = (np.asarray(x, dtype=float) for x in (baseline, control, trick))
-    if not a.size == a2.size == b.size:
-        raise ValueError(f"every arm needs one time per round, got {a.size}, {a2.size}, {b.size}")
-    if min(a.min(initial=1.0), a2.min(initial=1.0), b.min(initial=1.0)) <= 0:
-        raise ValueError("times must be positive")
-    _, _, coverage = order_statistic_ranks(a.size, level)
-    ratios, aa_ratios = np.sqrt(a * a2) / b, a / a2
-    ci = median_ci(ratios, level)
-    aa_ci, aa_coverage = control_interval(aa_ratios, CONTROL_LEVEL)
-    total = float((a.sum() + a2.sum()) / 2.0 / b.sum())
-    base_all = np.concatenate([a, a2])
-    return Comparison(
-        names=tuple(names),  # type: ignore[arg-type]
-        speedup=float(np.median(ratios)),
-        ci=ci,
-        aa_speedup=float(np.median(aa_ratios)),
-        aa_ci=aa_ci,
-        verdict=verdict(ci, aa_ci, min_effect=min_effect),
-        median_s=(float(np.median(base_all)), float(np.median(b))),
-        cv=(float(base_all.std() / base_all.mean()), float(b.std() / b.mean())),
-        rounds=int(a.size),
-        calls_per_round=calls_per_round,
-        trick_calls_per_round=trick_calls_per_round if trick_calls_per_round is not None else calls_per_round,
-        num_threads=num_threads,
-        device=device,
-        first_call_s=tuple(float(f) for f in first_call_s),  # type: ignore[arg-type]
-        level=level,
-        interval=interval_label(level, coverage),
-        ratios=ratios.tolist(),
-        aa_ratios=aa_ratios.tolist(),
-        total_ratio=total,
-        aa_coverage=aa_coverage,
-        min_effect=min_effect,
-        warnings=_warnings(ratios, ci, total, int(a.size), level),
-    )
-
-
-def range_only(baseline: Sequence[float], control: Sequence[float], trick: Sequence[float], *,
-               names: tuple[str, str], rounds_word: str, level: float = 0.95, method: str = "",
-               device: str = "cpu") -> Comparison:
-    """Fewer rounds than an interval at ``level`` needs: the range of the ratios, and no verdict.
-
-    ``rounds_word`` names a round in the verdict and warning ("rounds of processes", "seeds"):
-    the verdict reads "not resolvable with 3 seeds". Infinite times (a run that never got there)
-    give ratios of 0 or infinity; nothing is summed.
-    """
-    a, a2, b = (np.asarray(x, dtype=float) for x in (baseline, control, trick))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratios, aa = np.sqrt(a * a2) / b, a / a2
-        base_all = np.concatenate([a, a2])
-        n, need = int(a.size), min_rounds(level)
-        return Comparison(
-            names=tuple(names), speedup=float(np.median(ratios)),  # type: ignore[arg-type]
-            ci=(float(ratios.min()), float(ratios.max())), aa_speedup=float(np.median(aa)),
-            aa_ci=(float(aa.min()), float(aa.max())), verdict=f"not resolvable with {n} {rounds_word}",
-            median_s=(float(np.median(base_all)), float(np.median(b))),
-            cv=(float(base_all.std() / base_all.mean()), float(b.std() / b.mean())), rounds=n, calls_per_round=1,
-            num_threads=1, device=device, level=level,
-            interval=f"range of {n} {rounds_word}: too few for an interval (a {level:.0%} interval needs {need})",
-            ratios=ratios.tolist(), aa_ratios=aa.tolist(), total_ratio=float(base_all.sum() / 2 / b.sum()),
-            warnings=[f"only {n} {rounds_word}: no verdict (run at least {need})"], method=method)

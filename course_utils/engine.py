@@ -17,15 +17,20 @@ from typing import Any
 
 import torch
 
+from .analysis import analyze, carry_over
 from .clock import MAX_ROUNDS, loop_overhead, threads, time_calls
-from .comparison import Comparison, analyze
+from .comparison import Comparison, format_level
+from .progress import progress_bar
 from .rounds import latin_orders, plan_calls, plan_rounds, run_rounds
-from .stats import CONTROL_FAILED, min_rounds
+from .stats import CONTROL_FAILED, STREAK_ROUNDS, family_level, min_rounds
 
 __all__ = ["CONTROL_KEY", "Measured", "measure", "run_checked"]
 
 #: The key of the baseline's second copy (the A/A control); no arm can be given it.
 CONTROL_KEY = "\x00A/A"
+#: An arm whose call takes less than this (after the loop's own cost) does next to nothing: its
+#: ratio measures the cost of calling a Python function, not work (a warning says so).
+EMPTY_CALL_S = 5e-7
 
 
 @dataclass
@@ -37,6 +42,7 @@ class Measured:
     calls: dict[Hashable, int]
     num_threads: int
     overhead_s: dict[Hashable, float]
+    orders: list[tuple[Hashable, ...]] = dataclasses.field(default_factory=list)
 
 
 def _calibrate(fn: Callable[[], Any], name: str, min_round_time: float, device: torch.device) -> float:
@@ -84,21 +90,19 @@ def measure(
         per_round = sum((calls[k] + 1) * single[k] for k in keys)  # +1: the untimed call before each block
         budgeted = rounds is None
         if rounds is None:
-            rounds = plan_rounds(per_round, budget - (time.perf_counter() - start), need, len(keys), MAX_ROUNDS)
+            rounds = plan_rounds(per_round, budget - (time.perf_counter() - start), need, len(keys), MAX_ROUNDS,
+                                 prefer=STREAK_ROUNDS)
         show = progress if progress is not None else rounds * per_round > 5.0
-        bar = None
-        if show:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=rounds, desc=desc, leave=False)
+        bar = progress_bar(rounds, desc, leave=False) if show else None
 
         def stop(r: int) -> bool:  # planned from one warm call, rounds can overrun a loaded machine
             return (budgeted and r >= need and r % len(keys) == 0
                     and time.perf_counter() - start > budget)
 
+        orders = latin_orders(rounds, keys, random.Random(seed))
         try:
             raw = run_rounds(
-                latin_orders(rounds, keys, random.Random(seed)),
+                orders,
                 lambda k: time_calls(run[k], name[k], calls[k], device),
                 flush=lambda k: time_calls(run[k], name[k], 1, device) and None,
                 stop=stop,
@@ -108,21 +112,65 @@ def measure(
             if bar is not None:
                 bar.close()
     times = {k: [max(t - overhead[calls[k]], t / 10) for t in v] for k, v in raw.items()}
+    n = len(next(iter(raw.values()))) if raw else 0
     return Measured(times=times, first_call_s=first, calls=calls, num_threads=nthreads,
-                    overhead_s={k: overhead[calls[k]] for k in keys})
+                    overhead_s={k: overhead[calls[k]] for k in keys}, orders=list(orders[:n]))
+
+
+def _carry_pairs(orders: list[tuple[Hashable, ...]], times: Mapping[Hashable, list[float]], baseline: Hashable,
+                 trick: Hashable) -> tuple[list[float], list[float]]:
+    """Per round, the baseline copy right after ``trick``'s block and the other copy (rounds where one did)."""
+    after, other, previous = [], [], None
+    for r, order in enumerate(orders):
+        follows = {}
+        for i, k in enumerate(order):
+            follows[k] = (order[i - 1] if i else previous) == trick
+        previous = order[-1]
+        if follows[baseline] != follows[CONTROL_KEY]:
+            hit, miss = (baseline, CONTROL_KEY) if follows[baseline] else (CONTROL_KEY, baseline)
+            after.append(times[hit][r])
+            other.append(times[miss][r])
+    return after, other
+
+
+def _empty(m: Measured, k: Hashable, label: str) -> list[str]:
+    """A warning when an arm's median call is below :data:`EMPTY_CALL_S`."""
+    if not m.times[k] or sorted(m.times[k])[len(m.times[k]) // 2] >= EMPTY_CALL_S:
+        return []
+    return [f"{label} takes under {EMPTY_CALL_S * 1e6:.1f} µs a call (about the cost of calling a Python "
+            "function): it may do nothing, and its ratio measures call overhead, not work"]
+
+
+def _carry_warning(c: Comparison) -> list[str]:
+    """A warning when the trick's block changed the time of the baseline block after it."""
+    out = []
+    if c.carry_over is not None and c.carry_over_ci is not None and not c.carry_over_ci[0] <= 1.0 <= c.carry_over_ci[1]:
+        word = "slower" if c.carry_over > 1 else "faster"
+        out.append(f"baseline blocks right after {c.names[1]} ran {word} than the others ({c.carry_over:.3f}× the "
+                   f"time, 99 % interval {c.carry_over_ci[0]:.3f}–{c.carry_over_ci[1]:.3f}): the trick leaves "
+                   "something behind for the next block (or the machine drifts within rounds), which the untimed "
+                   "call before each block does not absorb, so the speed-up is biased; time each arm in fresh "
+                   "processes (cu.in_processes) or give it a longer warm-up per block")
+    return out
 
 
 def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hashable, str], baseline: Hashable,
                  items: Mapping[Hashable, float] | None, unit: str, level: float, min_effect: float,
                  device: torch.device) -> dict[Hashable, Comparison]:
     out = {}
+    rows = len(fns) - 1
+    row_level = family_level(level, rows)
     for k in fns:
         if k == baseline:
             continue
         c = analyze(m.times[baseline], m.times[CONTROL_KEY], m.times[k], names=(labels[baseline], labels[k]),
-                    level=level, first_call_s=(m.first_call_s[baseline], m.first_call_s[k]),
+                    level=row_level, first_call_s=(m.first_call_s[baseline], m.first_call_s[k]),
                     calls_per_round=m.calls[baseline], trick_calls_per_round=m.calls[k],
-                    num_threads=m.num_threads, device=device.type, min_effect=min_effect)
+                    num_threads=m.num_threads, device=device.type, min_effect=min_effect,
+                    family=(rows, level))
+        co, co_ci, _ = carry_over(*_carry_pairs(m.orders, m.times, baseline, k))
+        c = dataclasses.replace(c, carry_over=co, carry_over_ci=co_ci)
+        c.warnings += _empty(m, baseline, labels[baseline]) + _empty(m, k, labels[k]) + _carry_warning(c)
         if items is not None:
             c = dataclasses.replace(c.per_item((items[baseline], items[k]), unit), names=c.names)
         out[k] = c
@@ -136,11 +184,16 @@ def run_checked(fns: Mapping[Hashable, Callable[[], Any]], labels: Mapping[Hasha
                 ) -> tuple[dict[Hashable, Comparison], Measured, tuple[dict[Hashable, Comparison], Measured] | None]:
     """Measure and compare; when the shared A/A control failed, measure once more and keep both.
 
+    With several arms, ``level`` is the table's: each arm's interval is at
+    :func:`~course_utils.stats.family_level`, so that all of them hold together with ``level``.
     Returns the comparisons and measurement that stand, and the failed first run (or None).
     """
-    need = min_rounds(level)
+    rows = len(fns) - 1
+    need = min_rounds(family_level(level, rows))
     if rounds is not None and rounds < need:
-        raise ValueError(f"rounds must be at least {need} for a {level:.0%} interval, got {rounds}")
+        what = f"a {format_level(level)} interval" if rows == 1 else (
+            f"{rows} intervals that hold together with {format_level(level)}")
+        raise ValueError(f"rounds must be at least {need} for {what}, got {rounds}")
     if budget <= 0:
         raise ValueError(f"budget must be positive seconds, got {budget}")
     kw = dict(rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads, min_round_time=min_round_time,

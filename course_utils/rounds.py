@@ -40,10 +40,18 @@ def plan_calls(single_s: dict[K, float], min_round_time: float, share: dict[K, K
     return calls
 
 
-def plan_rounds(seconds_per_round: float, budget_left: float, need: int, block: int, max_rounds: int) -> int:
-    """Rounds that fit ``budget_left``, in whole blocks of ``block`` rounds, at least ``need``."""
-    planned = int(min(max_rounds, budget_left // max(seconds_per_round, 1e-9)))
-    return max(need, planned - planned % block)
+def plan_rounds(seconds_per_round: float, budget_left: float, need: int, block: int, max_rounds: int,
+                prefer: int = 0) -> int:
+    """Rounds that fit ``budget_left``, in whole blocks of ``block`` rounds, at least ``need``.
+
+    ``prefer``: run at least this many when the budget has room for them (whole blocks or not):
+    the streak check needs 8 rounds to be able to fire at all.
+    """
+    fit = int(min(max_rounds, budget_left // max(seconds_per_round, 1e-9)))
+    whole = fit - fit % block
+    if whole < prefer <= fit:
+        whole = prefer
+    return max(need, whole)
 
 
 def latin_orders(rounds: int, keys: Sequence[K], rng: random.Random) -> list[tuple[K, ...]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,12 +24,14 @@ __all__ = [
     "CONTROL_FAILED",
     "CONTROL_LEVEL",
     "MIN_SEEDS",
+    "STREAK_ROUNDS",
     "FASTER",
     "SLOWER",
     "UNRESOLVED",
     "VERDICTS",
     "bootstrap_ci",
     "control_interval",
+    "family_level",
     "median_ci",
     "min_rounds",
     "order_statistic_ranks",
@@ -48,6 +51,9 @@ VERDICTS: tuple[str, ...] = (FASTER, SLOWER, UNRESOLVED, CONTROL_FAILED)
 CONTROL_LEVEL = 0.99
 #: Paired seeds a seed-level verdict needs: [min, max] of 6 ratios covers the median 96.9 %.
 MIN_SEEDS = 6
+#: The fewest rounds at which the streak check (:func:`runs_test_p` at p < 0.01) can fire at all;
+#: below it, rounds that are not independent go unnoticed, so the engine runs 8 where the budget allows.
+STREAK_ROUNDS = 8
 
 
 def _binom_cdf_half(k: int, n: int) -> float:
@@ -71,11 +77,21 @@ def order_statistic_ranks(n: int, level: float = 0.95) -> tuple[int, int, float]
         ValueError: ``level`` is not in (0, 1), or ``n`` is too small for it
             (see :func:`min_rounds`).
     """
+    return _ranks(n, level)
+
+
+@lru_cache(maxsize=4096)
+def _ranks(n: int, level: float) -> tuple[int, int, float]:
+    """:func:`order_statistic_ranks`, cached (exact binomial sums at 240 rounds are slow to redo).
+
+    Cached here, not on the public function, so that a call to it still runs Python code that
+    ``cu.spy`` can see (lesson 00's exercise is told apart from a call to the library by that).
+    """
     if not 0.0 < level < 1.0:
         raise ValueError(f"level must be between 0 and 1, got {level}")
     need = min_rounds(level)
     if n < need:
-        raise ValueError(f"a {level:.0%} interval for the median needs at least {need} values, got {n}")
+        raise ValueError(f"a {level * 100:.4g} % interval for the median needs at least {need} values, got {n}")
     k = 1
     while 1.0 - 2.0 * _binom_cdf_half(k, n) >= level:  # rank k+1 still covers enough
         k += 1
@@ -96,18 +112,20 @@ def median_ci(values: Sequence[float], level: float = 0.95) -> tuple[float, floa
     """Distribution-free interval for the median of ``values`` (order statistics).
 
     Args:
-        values: independent measurements, at least :func:`min_rounds` of them.
+        values: independent measurements, at least :func:`min_rounds` of them. Infinities are
+            values like any other (a run that never reached a target is infinitely slow): only
+            their ranks matter.
         level: the coverage asked for; the interval covers at least this.
 
     Returns:
         ``(low, high)``.
 
     Raises:
-        ValueError: too few values for ``level``, or a value that is not finite.
+        ValueError: too few values for ``level``, or a value that is not a number (NaN).
     """
     data = np.sort(np.asarray(values, dtype=float))
-    if not np.all(np.isfinite(data)):
-        raise ValueError("median_ci needs finite values")
+    if np.any(np.isnan(data)):
+        raise ValueError("median_ci needs numbers (no NaN)")
     lo, hi, _ = order_statistic_ranks(data.size, level)
     return float(data[lo - 1]), float(data[hi - 1])
 
@@ -149,6 +167,26 @@ def control_interval(values: Sequence[float], level: float = CONTROL_LEVEL) -> t
     return (float(data.min()), float(data.max())), 1.0 - 2.0 ** (1 - n)
 
 
+def family_level(level: float, rows: int) -> float:
+    """The level of each of ``rows`` intervals so that all of them hold together with at least ``level``.
+
+    A table of many verdicts (a sweep's arms, an ablation's rows) is read as a whole: with 20
+    rows at 95 % each and no real effect anywhere, at least one row would read "faster" or
+    "slower" in up to 64 % of tables. Each row's interval at ``1 - (1 - level) / rows`` (Bonferroni)
+    keeps the chance that *any* row's verdict is false at most ``1 - level``, for any dependence
+    between the rows. Holm's step-down would resolve a few more rows, but its verdicts would
+    no longer be read off the printed intervals; here every verdict is its interval's.
+
+    Raises:
+        ValueError: ``rows`` < 1 or ``level`` not in (0, 1).
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be between 0 and 1, got {level}")
+    if rows < 1:
+        raise ValueError(f"a table has at least one row, got {rows}")
+    return 1.0 - (1.0 - level) / rows
+
+
 def verdict(ci: tuple[float, float], aa_ci: tuple[float, float], *, min_effect: float = 1.0) -> str:
     """The course's verdict for an interval and its A/A control (COURSE_DESIGN.md).
 
@@ -158,8 +196,10 @@ def verdict(ci: tuple[float, float], aa_ci: tuple[float, float], *, min_effect: 
       reporting is declared), ``"slower"`` when it lies below ``1 / min_effect``.
     - ``"not resolvable on this hardware"`` otherwise.
 
-    The interval alone decides: its error rates are the labelled ones (≤ 2.5 % a side under the
-    null at 95 %), with no extra condition on the A/A control's width.
+    The interval alone decides: its error rates are the labelled ones (at most 2.5 % a side under
+    the null at 95 %, for independent rounds and any noise shape, since the per-round ratio A/B
+    of :func:`~course_utils.comparison.analyze` is symmetric about 1 when the arms are
+    exchangeable), with no extra condition on the A/A control's width.
 
     Raises:
         ValueError: ``min_effect`` is below 1.
@@ -196,6 +236,8 @@ def runs_test_p(values: Sequence[float]) -> float:
     are dropped; a normal approximation with continuity correction; 1.0 when too few remain.
     """
     data = np.asarray(values, dtype=float)
+    if data.size < 4:
+        return 1.0
     med = float(np.median(data))
     signs = [x > med for x in data if x != med]
     n1, n2 = sum(signs), len(signs) - sum(signs)

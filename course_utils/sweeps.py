@@ -18,9 +18,9 @@ from typing import Any
 import torch
 
 from .clock import BUDGETS, check_callable
-from .comparison import Comparison
+from .comparison import Comparison, format_level
 from .engine import CONTROL_KEY, run_checked
-from .env import choose_device, get_profile
+from .env import check_device, get_profile
 from .stats import FASTER, VERDICTS, verdict_kind
 from .units import format_seconds
 
@@ -119,6 +119,7 @@ class Sweep:
                          f"{self.first_run.control.aa_ci[1]:.3f}]); both runs are kept (.first_run)")
         lines.append(f"{head.rounds} interleaved rounds (random Latin-square orders, one untimed call before "
                      f"each block), calls per round set per arm, {head.num_threads} thread(s), {head.device}; "
+                     f"speed-up = median of per-round A/B (the baseline's copy A′ serves the A/A control); "
                      f"intervals: {head.interval}; A/A control: {head.aa_coverage * 100:.1f} % interval")
         return "\n".join(lines)
 
@@ -147,7 +148,7 @@ class Sweep:
         rows.append((f"A/A: {self.baseline} vs {self.baseline}", head.aa_speedup, *head.aa_ci))
         colors.append("tab:gray")
         what = "throughput" if self.items else "speed-up"
-        title = (f"{what} vs {self.baseline} (median, {head.level * 100:.0f} % interval; "
+        title = (f"{what} vs {self.baseline} (median, {format_level(head.level)} interval each; "
                  f"A/A control {head.aa_coverage * 100:.1f} %)")
         return plot_speedups(rows, ax=ax, colors=colors, title=title, xlabel=f"× the baseline's {what} (log scale)")
 
@@ -174,10 +175,12 @@ def sweep(
 
     First calls are timed on their own, then ``warmup`` calls of each arm, then rounds in which
     every arm (and the baseline twice) runs its own number of calls, in random Latin-square
-    orders, each block after one untimed call. Each verdict is a 95 % statement: with four arms
-    that have no effect, at least one is called faster or slower by chance in about one sweep in
-    five (simulated: 18 %, tests/engine_sim.py); the A/A control guards against order and drift
-    effects, not against many looks.
+    orders, each block after one untimed call. ``level`` is the whole table's: each arm's interval
+    is at ``1 - (1 - level) / arms`` (:func:`~course_utils.stats.family_level`), so that with arms
+    that have no effect the chance that *any* of them is called faster or slower is at most
+    ``1 - level`` (with per-arm 95 % intervals it was 14-27 % for 4-8 such arms, more with skewed
+    noise). The minimum of rounds follows (7 for two arms, 9 for eight). The A/A control guards
+    against order and drift effects, not against many looks.
 
     Args:
         arms: name -> callable taking no arguments, e.g. one epoch or one training step.
@@ -192,7 +195,7 @@ def sweep(
         num_threads: torch threads during the sweep (restored afterwards); current if None.
         min_round_time: each arm runs enough calls per block to take about this many seconds.
         device: the device the arms run on; :func:`~course_utils.env.choose_device` if None.
-        level: coverage of the intervals (0.95 needs at least 6 rounds).
+        level: the chance that all the arms' intervals hold together (see above).
         min_effect: a declared minimum speed-up worth a verdict (1.0: any the interval shows).
         seed: seed of the arm orders.
         rerun: when the A/A control fails, run the sweep once more (kept as ``first_run``).
@@ -219,7 +222,7 @@ def sweep(
         missing = [n for n in arms if n not in items or not items[n] > 0]
         if missing:
             raise ValueError(f"items must give a positive count for every arm; missing or not positive: {missing}")
-    device = torch.device(device) if device is not None else choose_device()
+    device = check_device(device)
     if budget is None:
         budget = BUDGETS[get_profile(device)] * (len(arms) + 1) / 3
     labels = {n: n for n in arms}

@@ -81,6 +81,35 @@ def timing_rates(*, effect: float = 1.0, rounds: int = 12, noise: float = 0.10, 
     return Rates(out["faster"] / runs, out["slower"] / runs, out["control failed"] / runs, out["covered"] / runs)
 
 
+#: Block-time noise shapes (multiplicative factors on a block's true time), the skewed ones real clocks show.
+SHAPES = {
+    "log-normal 10 %": lambda rng, n: np.exp(rng.normal(0.0, 0.10, n)),
+    "floor + exponential delays": lambda rng, n: (1.0 + rng.exponential(0.05, n)
+                                                  + (rng.random(n) < 0.2) * rng.exponential(0.3, n)),
+    "log-t3": lambda rng, n: np.exp(0.10 * rng.standard_t(3, n)),
+    "5x stalls in 2 % of blocks": lambda rng, n: (1.0 + rng.exponential(0.05, n)) * np.where(rng.random(n) < 0.02,
+                                                                                           5.0, 1.0),
+}
+
+
+def shaped_rates(shape: str, *, rounds: int, effect: float = 1.0, runs: int = 2000, seed: int = 0,
+                 statistic=None) -> Rates:
+    """Comparisons of independent blocks with noise ``shape`` through ``cu.analyze`` (the arm order does
+    not matter for independent blocks, so the times are drawn directly). ``statistic(a, a2, b)``
+    replaces the engine's per-round ratio (to show what the old one did)."""
+    rng = np.random.default_rng(seed)
+    draw = SHAPES[shape]
+    out = {"faster": 0, "slower": 0, "control failed": 0, "covered": 0}
+    for _ in range(runs):
+        a, a2, b = (1e-3 * draw(rng, rounds) for _ in range(3))
+        b = b / effect
+        ratios = None if statistic is None else statistic(a, a2, b)
+        c = cu.analyze(a, a2, b, ratios=ratios)
+        out[c.verdict] = out.get(c.verdict, 0) + 1
+        out["covered"] += c.ci[0] <= effect <= c.ci[1]
+    return Rates(out["faster"] / runs, out["slower"] / runs, out["control failed"] / runs, out["covered"] / runs)
+
+
 def sweep_wrong_rate(*, arms: int = 4, rounds: int = 30, noise: float = 0.10, carry: float = 0.05,
                      runs: int = 1000, seed: int = 0) -> float:
     """Share of sweeps of ``arms`` null arms with at least one "faster"/"slower" verdict.
@@ -142,6 +171,15 @@ def target_false_rate(*, seeds: int, step_ratio: float = 1.0, steps_noise: float
 def main() -> None:
     """Print the figures of the closing note for the engine on sys.path."""
     print(f"engine: {cu.__file__} ({'new' if NEW else 'old'})")
+    old = lambda a, a2, b: np.sqrt(a * a2) / b  # noqa: E731
+    for shape in SHAPES:
+        for rounds in (6, 12, 30, 120, 240):
+            r, o = shaped_rates(shape, rounds=rounds, runs=2000), shaped_rates(shape, rounds=rounds, runs=2000,
+                                                                                  statistic=old)
+            print(f"{shape}, {rounds} rounds, null: faster/slower {r.faster:.3f}/{r.slower:.3f} (old statistic "
+                  f"{o.faster:.3f}/{o.slower:.3f}), control failed {r.control_failed:.3f}, coverage {r.covered:.3f}")
+        p = shaped_rates(shape, rounds=12, effect=1.2, runs=2000, seed=1)
+        print(f"{shape}, 12 rounds, 1.2x: power {p.faster:.3f}")
     for rounds in (6, 12, 30):
         r = timing_rates(rounds=rounds)
         print(f"null, {rounds} rounds, 10 % noise: faster {r.faster:.3f} slower {r.slower:.3f} "
