@@ -15,7 +15,7 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help data run reference wheelhouse test speedrun lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
+.PHONY: help data run reference wheelhouse test check speedrun calibrate lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -49,8 +49,15 @@ wheelhouse:  ## wheels for `make reference` on a Python without the Jupyter stac
 test: $(STAMP) data  ## unit tests, structure, every lesson autograded good + blank (smoke profile)
 	$(PY) -m pytest
 
+check: lint  ## ruff, then every test not marked slow (no notebook, nbgrader or torchrun run): minutes
+	$(PY) -m pytest -m "not slow"
+
 speedrun: $(STAMP) data  ## the stacked speed-run to a target accuracy, outside a notebook (ARGS="--naive --seeds 6 ...")
 	$(PY) -m course_utils.speedrun $(ARGS)
+
+# -W: `python -m` runs a module the package has already imported (course_utils imports calibration), and says so.
+calibrate: $(STAMP)  ## real A/A comparisons of real workloads: false-verdict rates with intervals, saved (~10 min; ARGS="--comparisons 100")
+	$(PY) -W "ignore:'course_utils.calibration' found in sys.modules:RuntimeWarning" -m course_utils.calibration $(ARGS)
 
 lab: $(STAMP)  ## open JupyterLab on the student notebooks (LAB_ARGS=<extra jupyter lab options>)
 	$(PY) -m jupyter lab notebooks/ $(ROOT_ARGS) $(LAB_ARGS)
