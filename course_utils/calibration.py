@@ -23,7 +23,8 @@ from typing import Any
 
 import torch
 
-from .calibration_workloads import CHILD, WORKLOADS, Trial, Workload, WorkloadResult, _num, _pct
+from .calibration_records import Trial, WorkloadResult, _num, _pct
+from .calibration_workloads import CHILD, WORKLOADS, Workload
 
 __all__ = ["Calibration", "Trial", "WorkloadResult", "calibrate", "load_calibration", "main"]
 

@@ -21,7 +21,7 @@ from .analysis import analyze, carry_over
 from .clock import MAX_ROUNDS, loop_overhead, threads, time_calls
 from .comparison import Comparison, format_level
 from .progress import progress_bar
-from .rounds import latin_orders, plan_calls, plan_rounds, run_rounds
+from .rounds import close, latin_orders, plan_calls, plan_rounds, run_rounds
 from .stats import CONTROL_FAILED, STREAK_ROUNDS, family_level, min_rounds
 
 __all__ = ["CONTROL_KEY", "Measured", "measure", "run_checked"]
@@ -85,7 +85,8 @@ def measure(
                 time_calls(run[k], name[k], 1, device)
         single = {k: _calibrate(run[k], name[k], min_round_time, device) for k in fns}
         single[CONTROL_KEY] = single[baseline]
-        calls = plan_calls(single, min_round_time, share={CONTROL_KEY: baseline})
+        calls = plan_calls(single, min_round_time, share={CONTROL_KEY: baseline, **{
+            k: baseline for k in fns if k != baseline and close(single[k], single[baseline])}})
         overhead = {c: loop_overhead(c, device) for c in set(calls.values())}
         per_round = sum((calls[k] + 1) * single[k] for k in keys)  # +1: the untimed call before each block
         budgeted = rounds is None
@@ -143,15 +144,16 @@ def _empty(m: Measured, k: Hashable, label: str) -> list[str]:
 
 def _carry_warning(c: Comparison) -> list[str]:
     """A warning when the trick's block changed the time of the baseline block after it."""
-    out = []
-    if c.carry_over is not None and c.carry_over_ci is not None and not c.carry_over_ci[0] <= 1.0 <= c.carry_over_ci[1]:
-        word = "slower" if c.carry_over > 1 else "faster"
-        out.append(f"baseline blocks right after {c.names[1]} ran {word} than the others ({c.carry_over:.3f}× the "
-                   f"time, 99 % interval {c.carry_over_ci[0]:.3f}–{c.carry_over_ci[1]:.3f}): the trick leaves "
-                   "something behind for the next block (or the machine drifts within rounds), which the untimed "
-                   "call before each block does not absorb, so the speed-up is biased; time each arm in fresh "
-                   "processes (cu.in_processes) or give it a longer warm-up per block")
-    return out
+    if c.carry_over is None or c.carry_over_ci is None:
+        return []
+    lo, hi = c.carry_over_ci
+    if lo <= 1.0 <= hi:
+        return []
+    word = "slower" if c.carry_over > 1 else "faster"
+    return [f"carry-over: baseline blocks right after {c.names[1]} ran {word} than the others "
+            f"({c.carry_over:.3f}× the time, 99 % interval {lo:.3f}–{hi:.3f}): the trick leaves something behind "
+            "for the next block (or the machine drifts within rounds), which the untimed call before each block "
+            "does not absorb, so the speed-up is biased; time each arm in fresh processes (cu.in_processes)"]
 
 
 def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hashable, str], baseline: Hashable,

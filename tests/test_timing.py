@@ -141,6 +141,19 @@ def test_each_arm_gets_its_own_calls_per_block(monkeypatch):
     assert f"{c.calls_per_round} / {c.trick_calls_per_round}" in str(c)
 
 
+def test_arms_of_about_the_same_cost_share_the_baselines_calls_per_block(monkeypatch):
+    """Blocks of different lengths bias µs-level per-call times (seen on the real clock); within 2x they share."""
+    from course_utils.rounds import close
+
+    def similar():
+        work()
+
+    inject_arm_seconds(monkeypatch, {work: 1e-5, similar: 1.3e-5})
+    c = cu.compare(work, similar, rounds=6, num_threads=1, min_round_time=0.01, device="cpu")
+    assert c.trick_calls_per_round == c.calls_per_round, str(c)
+    assert close(1.0, 2.0) and close(2.0, 1.0) and not close(1.0, 2.01)
+
+
 @pytest.mark.clock
 def test_loop_overhead_is_small_and_positive():
     from course_utils.clock import loop_overhead
