@@ -38,7 +38,7 @@ from .labels import Effect, describe, interval_kind
 __all__ = ["CLAIMS", "Effect", "load_result", "machine_id", "packaged_references_dir", "profile_rank",
            "reference_files", "references", "result_files", "results_dir", "save"]
 
-#: The sources' claim per lesson (from TRICKS.md), shown beside every measured effect.
+#: The sources' claim per lesson (their figures, not ours), shown beside every measured effect.
 CLAIMS: dict[str, str] = {
     "00_measuring": "naive timing invents speed-ups; interleaving + an A/A control does not",
     "01_lr_schedules": "super-convergence: ~10× fewer iterations (Smith & Topin, ResNet-56, CIFAR-10)",
