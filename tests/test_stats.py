@@ -322,3 +322,33 @@ def test_a_carry_over_that_outlasts_the_untimed_call_is_flagged():
             flagged += any("leaves something behind" in w for w in c.warnings)
         assert lo <= flagged / runs <= hi, (carry, flagged / runs)
     assert c.carry_over is not None and "carry-over" in str(c)
+
+
+def test_an_interval_that_excludes_1_never_prints_as_touching_it():
+    a = np.ones(12)
+    b = a / np.linspace(1.0023, 1.0067, 12)  # every ratio just above 1: "faster"
+    c = cu.analyze(a, a, b)
+    assert c.verdict == FASTER and "1.00–1.01" not in c.summary(), c.summary()
+    assert "1.003–1.006×" in c.summary() or "1.002–1.007×" in c.summary(), c.summary()
+    c = cu.analyze(a, a, a / np.linspace(1.4, 1.6, 12))
+    assert "1.44–1.56×" in c.summary(), c.summary()  # two decimals where they tell the ends apart
+
+
+def test_an_interval_inside_the_declared_minimum_says_so():
+    a = np.ones(12)
+    c = cu.analyze(a, a, a / np.linspace(1.03, 1.04, 12), min_effect=1.05)
+    assert c.verdict == UNRESOLVED
+    assert "excludes 1 but lies within the declared minimum" in c.summary(), c.summary()
+
+
+def test_an_arm_that_does_nothing_is_named():
+    import torch
+
+    from course_utils.engine import CONTROL_KEY, Measured, _compare_all
+
+    times = {"base": [1e-8] * 6, CONTROL_KEY: [1e-8] * 6, "f": [1e-4] * 6}
+    m = Measured(times=times, first_call_s=dict.fromkeys(times, 0.0), calls=dict.fromkeys(times, 1), num_threads=1,
+                 overhead_s=dict.fromkeys(times, 0.0))
+    c = _compare_all(m, {"base": None, "f": None}, {"base": "lambda: None", "f": "f"}, "base", None, "", 0.95, 1.0,
+                     torch.device("cpu"))["f"]
+    assert any(w.startswith("lambda: None takes under 0.5 µs a call") for w in c.warnings), c.warnings
