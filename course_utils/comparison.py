@@ -120,6 +120,11 @@ class Comparison:
     family_level: float | None = None
 
     @property
+    def carry_failed(self) -> bool:
+        """True when the baseline blocks right after the trick differed from the others (at 99 %)."""
+        return self.carry_over_ci is not None and not self.carry_over_ci[0] <= 1.0 <= self.carry_over_ci[1]
+
+    @property
     def resolved(self) -> bool:
         """True when the data separate the arms (verdict faster or slower)."""
         return self.verdict in (FASTER, SLOWER)
@@ -145,6 +150,13 @@ class Comparison:
             d = _digits(self.time_ratio, 1 / hi, 1 / lo)
             text = (f"{trick} is slower: it takes {_times(self.time_ratio, d)} the time of {base} "
                     f"({ci} {_times(1 / hi, d)[:-1]}–{_times(1 / lo, d)}).")
+        elif self.verdict == CONTROL_FAILED and self.carry_failed and self.aa_ci[0] <= 1.0 <= self.aa_ci[1]:
+            co_lo, co_hi = self.carry_over_ci  # type: ignore[misc]
+            text = (f"Control failed: carry-over. The baseline's blocks right after {trick} took "
+                    f"{self.carry_over:.3f}× the time of the others ([{co_lo:.3f}, {co_hi:.3f}] at 99 %): "
+                    f"{trick} leaves something behind for the next block, which would bias this comparison "
+                    f"({trick} vs {base} measured {self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]). Time the arms in "
+                    "fresh processes (cu.in_processes).")
         elif self.verdict == CONTROL_FAILED:
             text = (f"Control failed: two identical arms differed ({base} against itself gave "
                     f"{self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}]), an order or "
@@ -270,7 +282,7 @@ class Comparison:
             names=(f"{self.names[0]}, per {unit}", f"{self.names[1]}, per {unit}"),
             speedup=self.speedup * r,
             ci=ci,
-            verdict=verdict(ci, self.aa_ci, min_effect=self.min_effect),
+            verdict=CONTROL_FAILED if self.carry_failed else verdict(ci, self.aa_ci, min_effect=self.min_effect),
             median_s=(self.median_s[0] / items[0], self.median_s[1] / items[1]),
             first_call_s=(self.first_call_s[0] / items[0], self.first_call_s[1] / items[1]),
             ratios=[x * r for x in self.ratios],

@@ -172,6 +172,8 @@ def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hasha
                     family=(rows, level))
         co, co_ci, _ = carry_over(*_carry_pairs(m.orders, m.times, baseline, k))
         c = dataclasses.replace(c, carry_over=co, carry_over_ci=co_ci)
+        if c.carry_failed:  # the blocks are biased by what the trick leaves behind: no verdict from them
+            c.verdict = CONTROL_FAILED
         c.warnings += _empty(m, baseline, labels[baseline]) + _empty(m, k, labels[k]) + _carry_warning(c)
         if items is not None:
             c = dataclasses.replace(c.per_item((items[baseline], items[k]), unit), names=c.names)
@@ -184,7 +186,7 @@ def run_checked(fns: Mapping[Hashable, Callable[[], Any]], labels: Mapping[Hasha
                 device: torch.device, level: float, min_effect: float, seed: int, rerun: bool,
                 progress: bool | None, items: Mapping[Hashable, float] | None, unit: str, desc: str,
                 ) -> tuple[dict[Hashable, Comparison], Measured, tuple[dict[Hashable, Comparison], Measured] | None]:
-    """Measure and compare; when the shared A/A control failed, measure once more and keep both.
+    """Measure and compare; when a control failed (A/A, or an arm's carry-over), measure again and keep both.
 
     With several arms, ``level`` is the table's: each arm's interval is at
     :func:`~course_utils.stats.family_level`, so that all of them hold together with ``level``.
@@ -202,7 +204,7 @@ def run_checked(fns: Mapping[Hashable, Callable[[], Any]], labels: Mapping[Hasha
               device=device, need=need, progress=progress, desc=desc)
     m = measure(fns, labels, baseline, seed=seed, **kw)  # type: ignore[arg-type]
     comps = _compare_all(m, fns, labels, baseline, items, unit, level, min_effect, device)
-    if not rerun or next(iter(comps.values())).verdict != CONTROL_FAILED:
+    if not rerun or all(c.verdict != CONTROL_FAILED for c in comps.values()):
         return comps, m, None
     m2 = measure(fns, labels, baseline, seed=seed + 1, **kw)  # type: ignore[arg-type]
     comps2 = _compare_all(m2, fns, labels, baseline, items, unit, level, min_effect, device)

@@ -114,7 +114,10 @@ class Sweep:
         for name, c in self.comparisons.items():
             lines += [f"warning ({name}): {w}" for w in c.warnings]
         if self.first_run is not None:
-            lines.append("this is a rerun: in the first run two identical arms differed (control failed, A/A "
+            failed = [n for n, c in self.first_run.comparisons.items() if c.carry_failed]
+            why = (f"carry-over after {', '.join(failed)}" if failed and self.first_run.control.aa_ci[0] <= 1.0
+                   <= self.first_run.control.aa_ci[1] else "two identical arms differed")
+            lines.append(f"this is a rerun: in the first run a control failed ({why}; A/A "
                          f"{self.first_run.control.aa_speedup:.3f}× [{self.first_run.control.aa_ci[0]:.3f}, "
                          f"{self.first_run.control.aa_ci[1]:.3f}]); both runs are kept (.first_run)")
         lines.append(f"{head.rounds} interleaved rounds (random Latin-square orders, one untimed call before "

@@ -305,7 +305,8 @@ def _whole_block_carry(rounds: int, carry: float, noise: float, rng: np.random.G
 
 
 def test_a_carry_over_that_outlasts_the_untimed_call_is_flagged():
-    """The A/A control is blind to it (A and A' are the same function); the carry-over check is not."""
+    """The A/A control is blind to it (A and A' are the same function); the carry-over check is not, and
+    a comparison it flags earns "control failed" instead of the biased verdict."""
     import torch
 
     from course_utils.engine import _compare_all
@@ -320,7 +321,12 @@ def test_a_carry_over_that_outlasts_the_untimed_call_is_flagged():
             c = _compare_all(m, fns, {"base": "base", "trick": "trick"}, "base", None, "", 0.95, 1.0,
                              torch.device("cpu"))["trick"]
             flagged += any("leaves something behind" in w for w in c.warnings)
+            assert (c.verdict == CONTROL_FAILED) == c.carry_failed or c.aa_ci[0] > 1 or c.aa_ci[1] < 1
+            if c.carry_failed:
+                last_failed = c
         assert lo <= flagged / runs <= hi, (carry, flagged / runs)
+        if carry:  # a flagged comparison gives no verdict, and says why
+            assert "Control failed: carry-over" in last_failed.summary(), last_failed.summary()
     assert c.carry_over is not None and "carry-over" in str(c)
 
 
