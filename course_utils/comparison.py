@@ -125,6 +125,30 @@ class Comparison:
         return self.carry_over_ci is not None and not self.carry_over_ci[0] <= 1.0 <= self.carry_over_ci[1]
 
     @property
+    def carry_ci(self) -> tuple[float, float]:
+        """The interval allowing for a detected carry-over: widened by its 99 % bound (``ci`` when none).
+
+        Baseline blocks right after the trick that ran ``carry_over``× slower inflate the ratios
+        by at most the carry-over's upper end (``ci``'s low end divided by it), and a faster
+        carry-over deflates them by at most its lower end.
+        """
+        if not self.carry_failed:
+            return self.ci
+        co_lo, co_hi = self.carry_over_ci  # type: ignore[misc]
+        return self.ci[0] / max(1.0, co_hi), self.ci[1] / min(1.0, co_lo)
+
+    def carry_verdict(self) -> str:
+        """The verdict allowing for a detected carry-over (the plain one when there is none).
+
+        The plain verdict when the widened :attr:`carry_ci` gives the same, "control failed" when
+        the carry-over alone could have made it.
+        """
+        if not self.carry_failed or self.verdict == CONTROL_FAILED:
+            return self.verdict
+        widened = verdict(self.carry_ci, self.aa_ci, min_effect=self.min_effect)
+        return self.verdict if widened == self.verdict else CONTROL_FAILED
+
+    @property
     def resolved(self) -> bool:
         """True when the data separate the arms (verdict faster or slower)."""
         return self.verdict in (FASTER, SLOWER)
@@ -155,8 +179,9 @@ class Comparison:
             text = (f"Control failed: carry-over. The baseline's blocks right after {trick} took "
                     f"{self.carry_over:.3f}× the time of the others ([{co_lo:.3f}, {co_hi:.3f}] at 99 %): "
                     f"{trick} leaves something behind for the next block, which would bias this comparison "
-                    f"({trick} vs {base} measured {self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]). Time the arms in "
-                    "fresh processes (cu.in_processes).")
+                    f"({trick} vs {base} measured {self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]; allowing for the "
+                    f"carry-over, [{self.carry_ci[0]:.2f}, {self.carry_ci[1]:.2f}], which includes 1). Time the "
+                    "arms in fresh processes (cu.in_processes).")
         elif self.verdict == CONTROL_FAILED:
             text = (f"Control failed: two identical arms differed ({base} against itself gave "
                     f"{self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}]), an order or "
@@ -277,12 +302,12 @@ class Comparison:
             raise ValueError(f"items must be positive, got {items}")
         r = items[1] / items[0]
         ci = (self.ci[0] * r, self.ci[1] * r)
-        return dataclasses.replace(
+        out = dataclasses.replace(
             self,
             names=(f"{self.names[0]}, per {unit}", f"{self.names[1]}, per {unit}"),
             speedup=self.speedup * r,
             ci=ci,
-            verdict=CONTROL_FAILED if self.carry_failed else verdict(ci, self.aa_ci, min_effect=self.min_effect),
+            verdict=verdict(ci, self.aa_ci, min_effect=self.min_effect),
             median_s=(self.median_s[0] / items[0], self.median_s[1] / items[1]),
             first_call_s=(self.first_call_s[0] / items[0], self.first_call_s[1] / items[1]),
             ratios=[x * r for x in self.ratios],
@@ -290,3 +315,5 @@ class Comparison:
             warnings=[w for w in self.warnings if not w.startswith("the ratio of total times")]
             + total_warning(self.total_ratio * r, ci),
         )
+        out.verdict = out.carry_verdict()
+        return out

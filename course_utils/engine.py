@@ -144,16 +144,19 @@ def _empty(m: Measured, k: Hashable, label: str) -> list[str]:
 
 def _carry_warning(c: Comparison) -> list[str]:
     """A warning when the trick's block changed the time of the baseline block after it."""
-    if c.carry_over is None or c.carry_over_ci is None:
+    if not c.carry_failed or c.carry_over is None or c.carry_over_ci is None:
         return []
     lo, hi = c.carry_over_ci
-    if lo <= 1.0 <= hi:
-        return []
+    wlo, whi = c.carry_ci
     word = "slower" if c.carry_over > 1 else "faster"
+    stands = c.carry_verdict() == c.verdict != CONTROL_FAILED
+    then = ("which gives the same verdict: it stands, though its size may be off by that much" if stands else
+            "which no longer gives a verdict: control failed")
     return [f"carry-over: baseline blocks right after {c.names[1]} ran {word} than the others "
             f"({c.carry_over:.3f}× the time, 99 % interval {lo:.3f}–{hi:.3f}): the trick leaves something behind "
             "for the next block (or the machine drifts within rounds), which the untimed call before each block "
-            "does not absorb, so the speed-up is biased; time each arm in fresh processes (cu.in_processes)"]
+            f"does not absorb. Allowing for it, the interval is [{wlo:.3f}, {whi:.3f}], {then}. For an unbiased "
+            "figure, time each arm in fresh processes (cu.in_processes)"]
 
 
 def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hashable, str], baseline: Hashable,
@@ -172,8 +175,7 @@ def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hasha
                     family=(rows, level))
         co, co_ci, _ = carry_over(*_carry_pairs(m.orders, m.times, baseline, k))
         c = dataclasses.replace(c, carry_over=co, carry_over_ci=co_ci)
-        if c.carry_failed:  # the blocks are biased by what the trick leaves behind: no verdict from them
-            c.verdict = CONTROL_FAILED
+        c.verdict = c.carry_verdict()  # "control failed" when the carry-over alone could have made the verdict
         c.warnings += _empty(m, baseline, labels[baseline]) + _empty(m, k, labels[k]) + _carry_warning(c)
         if items is not None:
             c = dataclasses.replace(c.per_item((items[baseline], items[k]), unit), names=c.names)

@@ -114,7 +114,8 @@ class Sweep:
         for name, c in self.comparisons.items():
             lines += [f"warning ({name}): {w}" for w in c.warnings]
         if self.first_run is not None:
-            failed = [n for n, c in self.first_run.comparisons.items() if c.carry_failed]
+            failed = [n for n, c in self.first_run.comparisons.items()
+                      if c.carry_failed and c.verdict == "control failed"]
             why = (f"carry-over after {', '.join(failed)}" if failed and self.first_run.control.aa_ci[0] <= 1.0
                    <= self.first_run.control.aa_ci[1] else "two identical arms differed")
             lines.append(f"this is a rerun: in the first run a control failed ({why}; A/A "
