@@ -239,7 +239,7 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *, step_compari
     n = len(baseline.seeds)
     steps_ratios = [_seed_ratio(b, t) for b, t in zip(baseline.steps, trick.steps)]
     if step_comparison is not None:
-        speed, sci = step_comparison.speedup, tuple(step_comparison.ci)
+        speed, sci = step_comparison.speedup, tuple(step_comparison.carry_ci)  # widened if it carried over
         basis = (f"interleaved comparison, {speed:.3f}× [{sci[0]:.3f}, {sci[1]:.3f}] "
                  f"({step_comparison.verdict}); {format_seconds(step_comparison.median_s[0])} vs "
                  f"{format_seconds(step_comparison.median_s[1])} per step")

@@ -243,3 +243,19 @@ def test_a_target_that_is_not_an_accuracy_is_refused_before_any_seed_trains():
         crossing_step([1, 2], [0.5, 0.9], 80)
     with pytest.raises(ValueError, match="target=80 is not an accuracy"):
         cu.TargetResult("b", 80, SEEDS, [1] * 6, 0.01)
+
+
+def test_a_step_time_carry_over_widens_the_time_to_target_interval():
+    """A carry-over the step comparison detected enters time to target through its widened interval."""
+    import dataclasses
+
+    import numpy as np
+
+    a = np.ones(30)
+    step = cu.analyze(a, a, a / np.linspace(1.1, 1.2, 30))
+    base = cu.TargetResult("b", 0.8, list(range(6)), [100.0] * 6, 1e-3)
+    trick = cu.TargetResult("t", 0.8, list(range(6)), [99.0] * 6, 1e-3)
+    assert cu.compare_targets(base, trick, step_comparison=step).verdict == "faster"
+    carried = dataclasses.replace(step, carry_over=1.15, carry_over_ci=(1.05, 1.3))
+    widened = cu.compare_targets(base, trick, step_comparison=carried)
+    assert widened.low == pytest.approx(100 / 99 * step.ci[0] / 1.3) and widened.verdict != "faster"
