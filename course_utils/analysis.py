@@ -31,6 +31,8 @@ import numpy as np
 from .comparison import Comparison, format_level, interval_label, total_warning
 from .stats import (
     CONTROL_LEVEL,
+    FASTER,
+    SLOWER,
     STREAK_ROUNDS,
     control_interval,
     median_ci,
@@ -40,7 +42,7 @@ from .stats import (
     verdict,
 )
 
-__all__ = ["analyze", "carry_over", "range_only", "round_ratios"]
+__all__ = ["analyze", "carry_over", "medians_warning", "range_only", "round_ratios"]
 
 #: Below this runs-test p-value (each of the two series checked) rounds are flagged as not independent.
 TREND_P = 0.005
@@ -178,7 +180,7 @@ def analyze(
     base_all = np.concatenate([a, a2])
     cv = lambda x: float(x.std() / x.mean()) if np.all(np.isfinite(x)) else math.nan  # noqa: E731
     rows, table = family
-    return Comparison(
+    c = Comparison(
         names=tuple(names),  # type: ignore[arg-type]
         speedup=float(np.median(r)),
         ci=ci,
@@ -204,6 +206,23 @@ def analyze(
         family_rows=rows,
         family_level=table,
     )
+    c.warnings += medians_warning(c)
+    return c
+
+
+def medians_warning(c: Comparison) -> list[str]:
+    """A warning when the arms' own medians point the other way from a verdict of faster or slower.
+
+    Per-arm medians pool different rounds' noise; the verdict reads the per-round ratios, which
+    cancel drift. When the two disagree, the printed medians would contradict the verdict.
+    """
+    if c.verdict not in (FASTER, SLOWER) or not all(math.isfinite(t) for t in c.median_s):
+        return []
+    if (c.median_s[0] > c.median_s[1]) == (c.verdict == FASTER) or c.median_s[0] == c.median_s[1]:
+        return []
+    return [f"the arms' own medians point the other way from the verdict ({c.names[0]} "
+            f"{c.median_s[0] * 1e3:.4g} ms, {c.names[1]} {c.median_s[1] * 1e3:.4g} ms): the rounds drifted or "
+            "stalled; the verdict reads the per-round ratios, which cancel that, so quote them, not the medians"]
 
 
 def range_only(baseline: Sequence[float], control: Sequence[float], trick: Sequence[float], *,

@@ -14,6 +14,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from . import wording
 from .stats import CONTROL_FAILED, FASTER, SLOWER, verdict
 from .units import format_seconds
 
@@ -147,6 +148,18 @@ class Comparison:
             return self.verdict
         widened = verdict(self.carry_ci, self.aa_ci, min_effect=self.min_effect)
         return self.verdict if widened == self.verdict else CONTROL_FAILED
+
+    def ratio_text(self) -> str:
+        """``"1.13× [1.05, 1.20] (faster)"``: speed-up, interval and verdict, with digits enough."""
+        return wording.ratio_text(self)
+
+    def medians_text(self) -> str:
+        """Each arm's own median, said not to be the comparison (:func:`~course_utils.wording.medians_text`)."""
+        return wording.medians_text(self)
+
+    def control_failure(self) -> str:
+        """Why the control failed (carry-over, or identical arms that differed), from the numbers; "" if it did not."""
+        return wording.control_failure(self)
 
     @property
     def resolved(self) -> bool:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import forcing
 from .comparison import Comparison
 from .env import seed_everything
 from .stats import CONTROL_FAILED, FASTER, MIN_SEEDS, SLOWER, min_rounds, order_statistic_ranks, seed_coverage
@@ -270,7 +271,7 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *, step_compari
         joint = max(0.0, cover - (1.0 - step_cover))
         interval += (f", × the step-time interval ({step_cover * 100:.4g} %): together at least "
                      f"{_percent(joint, at_least=True)} (Bonferroni)")
-    return TargetComparison(
+    return forcing.apply(TargetComparison(  # forced only in a smoke-profile test run
         names=(baseline.label or "baseline", trick.label or "trick"), target=baseline.target,
         seeds=list(baseline.seeds), ratios=[r * speed for r in steps_ratios],
         ratio=statistics.median(known) * speed if known else math.nan, low=low, high=high,
@@ -278,4 +279,4 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *, step_compari
         step_time=(baseline.step_time, trick.step_time) if step_comparison is None else
         tuple(step_comparison.median_s),  # type: ignore[arg-type]
         verdict=verdict, steps_ratios=steps_ratios, step_speedup=speed, step_ci=sci,  # type: ignore[arg-type]
-        step_basis=basis, metric=metric, interval=interval, level=level)
+        step_basis=basis, metric=metric, interval=interval, level=level))

@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from . import forcing
 from .analysis import analyze, carry_over
 from .clock import MAX_ROUNDS, loop_overhead, threads, time_calls
 from .comparison import Comparison, format_level
@@ -179,7 +180,7 @@ def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hasha
         c.warnings += _empty(m, baseline, labels[baseline]) + _empty(m, k, labels[k]) + _carry_warning(c)
         if items is not None:
             c = dataclasses.replace(c.per_item((items[baseline], items[k]), unit), names=c.names)
-        out[k] = c
+        out[k] = forcing.apply(c)  # a test run's forced verdict (smoke profile only); c otherwise
     return out
 
 

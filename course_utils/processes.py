@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import forcing
 from .analysis import analyze, range_only
 from .comparison import Comparison
 from .progress import progress_bar
@@ -102,7 +103,7 @@ class ProcessRuns:
                     device=str(self.results[self.baseline][0].get("device", "cpu")),
                     rounds_word="rounds of processes", more="Run more rounds (rounds=) for a narrower interval.")
         c.method = PROCESS_METHOD
-        return c
+        return forcing.apply(c)  # a test run's forced verdict (smoke profile only); c otherwise
 
     def to_dict(self) -> dict[str, Any]:
         """Return the runs as a JSON-serialisable dict (``kind`` = ``"process_runs"``)."""
@@ -126,9 +127,10 @@ class ProcessRuns:
 def _too_few(runs: ProcessRuns, key: str, trick: str, level: float) -> Comparison:
     """A comparison over fewer rounds than an interval needs: the range of the ratios, no verdict."""
     n = runs.rounds
-    return range_only(*(runs.values(arm, key) for arm in (runs.baseline, CONTROL, trick)), names=(runs.baseline, trick),
-                      rounds_word=f"round{'s' if n != 1 else ''} of processes", level=level, method=PROCESS_METHOD,
-                      device=str(runs.results[runs.baseline][0].get("device", "cpu")))
+    c = range_only(*(runs.values(arm, key) for arm in (runs.baseline, CONTROL, trick)), names=(runs.baseline, trick),
+                   rounds_word=f"round{'s' if n != 1 else ''} of processes", level=level, method=PROCESS_METHOD,
+                   device=str(runs.results[runs.baseline][0].get("device", "cpu")))
+    return forcing.apply(c)  # a test run's forced verdict (smoke profile only); c otherwise
 
 
 def _order_seed(seed: int | None) -> int:

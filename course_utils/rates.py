@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import forcing
 from .stats import MIN_SEEDS
 
 if TYPE_CHECKING:
@@ -263,7 +264,8 @@ def compare_rates(baseline: Rate, trick: Rate) -> RateComparison:
         verdict = LOWER if only_t < only_b else HIGHER
     else:
         verdict = f"not resolvable with {n} seeds"
-    return RateComparison(names=(baseline.label or "baseline", trick.label or "trick"), what=baseline.what,
+    return forcing.apply(RateComparison(  # forced only in a smoke-profile test run
+        names=(baseline.label or "baseline", trick.label or "trick"), what=baseline.what,
                           seeds=list(baseline.seeds), rates=(baseline.value, trick.value), both=both,
                           only_baseline=only_b, only_trick=only_t, neither=n - both - only_b - only_t,
-                          p_value=p, verdict=verdict, level=baseline.level)
+                          p_value=p, verdict=verdict, level=baseline.level))

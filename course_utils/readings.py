@@ -8,9 +8,11 @@ before anything is measured, so a "control failed" can never print the "not reso
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
+from . import forcing, wording
 from .rates import HIGHER, LOWER, RateComparison
 from .stats import CONTROL_FAILED, FASTER, SLOWER, UNRESOLVED, verdict_kind
 
@@ -66,7 +68,18 @@ def reading(result: Any, *, not_resolvable: Text, faster: Text | None = None, sl
     if not hasattr(result, "verdict"):
         raise TypeError(f"reading() needs a result with a verdict (a Comparison, a sweep's arm, a "
                         f"TargetComparison, a RateComparison), got {type(result).__name__}")
-    chosen = texts[result.verdict if result.verdict in (LOWER, HIGHER) else verdict_kind(result.verdict)]
+    kind = result.verdict if result.verdict in (LOWER, HIGHER) else verdict_kind(result.verdict)
+    out = _text(texts[kind], result)
+    if forcing.forced() is not None:  # a test run: build every other branch's text too, then log this one
+        for other in (FASTER, SLOWER, UNRESOLVED, CONTROL_FAILED):
+            copy = forcing.as_verdict(result, other)
+            other_kind = copy.verdict if copy.verdict in (LOWER, HIGHER) else verdict_kind(copy.verdict)
+            _text(texts[other_kind], copy)
+        forcing.log_reading(result, kind, out)
+    return out
+
+
+def _text(chosen: Text, result: Any) -> str:
     out = chosen(result) if callable(chosen) else chosen
     if not isinstance(out, str):
         raise TypeError(f"the reading function for {result.verdict!r} returned {type(out).__name__}, not text")
@@ -92,10 +105,16 @@ def check_prediction(prediction: float | None, result: Any, *, unit: str = "×")
     if prediction is not None and (isinstance(prediction, bool) or not isinstance(prediction, (int, float))):
         raise TypeError(f"write your prediction as a number before measuring, e.g. my_prediction = 1.5 "
                         f"(got {prediction!r})")
+    steps = list(getattr(result, "steps_ratios", None) or [])
     if hasattr(result, "speedup") and hasattr(result, "ci"):
-        measured = f"{result.speedup:.3g}{unit} [{result.ci[0]:.3g}, {result.ci[1]:.3g}], verdict: {result.verdict}"
+        shown = wording.ratio_text(result).rsplit(" (", 1)[0].replace("×", unit)  # "1.13× [1.05, 1.20]"
+        measured = f"{shown}, verdict: {result.verdict}"
+    elif steps and (all(r == 0 for r in steps) or all(math.isinf(r) for r in steps)):
+        never = result.names[1] if steps[0] == 0 else result.names[0]
+        measured = (f"{never} never reached {result.target:.0%} on any of {len(steps)} seeds (no ratio), "
+                    f"verdict: {result.verdict}")
     elif hasattr(result, "ratio") and hasattr(result, "verdict"):
-        measured = (f"{result.ratio:.3g}{unit} [{result.low:.3g}, {result.high:.3g}] ({result.interval}), "
+        measured = (f"{wording.ratio_text(result).replace('×', unit).rsplit(' (', 1)[0]} ({result.interval}), "
                     f"verdict: {result.verdict}")
     elif hasattr(result, "value"):
         measured = f"{result.value:.3g}{unit}"

@@ -12,6 +12,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from . import wording
 from .stats import CONTROL_FAILED, FASTER, MIN_SEEDS, SLOWER, min_rounds
 
 __all__ = ["TargetComparison"]
@@ -54,6 +55,26 @@ class TargetComparison:
         """True when both arms took the same steps on every seed."""
         return bool(self.steps_ratios) and all(r == 1.0 for r in self.steps_ratios)
 
+    def ratio_text(self) -> str:
+        """``"1.77× [1.20, 2.31] (faster)"``: ratio, seed interval and verdict."""
+        return wording.ratio_text(self)
+
+    def seed_counts(self) -> tuple[int, int, int, int]:
+        """``(fewer, tied, more, missing)`` seeds in steps (:func:`~course_utils.wording.seed_counts`)."""
+        return wording.seed_counts(self)
+
+    def per_seed(self) -> str:
+        """The per-seed wins, ties and losses in steps, as a clause built from the counts."""
+        return wording.per_seed(self)
+
+    def carried_by(self) -> str:
+        """"steps", "step time", "both" or "neither": which factor alone sets the verdict's side."""
+        return wording.carried_by(self)
+
+    def basis(self) -> str:
+        """A sentence when the step-time interval alone set the verdict's side, else ""."""
+        return wording.basis(self)
+
     def summary(self) -> str:
         """One sentence that claims only what the seeds (and the step-time interval) show."""
         base, trick = self.names
@@ -66,7 +87,8 @@ class TargetComparison:
             slow = self.verdict == SLOWER
             never, got = (trick, base) if slow else (base, trick)
             return (f"{never} never reached {self.target:.0%} on any of the {n} paired seeds; {got} reached "
-                    f"it on every one ({_ratio_text(self.ratio)}).")
+                    "it on every one, so there is no ratio to give: the verdict counts a run that never got "
+                    "there as infinitely slow.")
         if self.verdict == FASTER:
             return f"{trick} reached {self.target:.0%} {what} than {base}: {_ratio_text(self.ratio)} {rng}."
         if self.verdict == SLOWER:
@@ -97,9 +119,13 @@ class TargetComparison:
         def row(name: str, steps: list[float | None]) -> str:
             return f"{name}: steps per seed " + ", ".join("never" if s is None else f"{s:.0f}" for s in steps)
 
-        return "\n".join([row(self.names[0], self.steps[0]), row(self.names[1], self.steps[1]),
-                          f"{self.metric} ratio {_ratio_text(self.ratio)} {_range_text(self.low, self.high)} "
-                          f"({self.interval})",
+        one_arm = self.steps_ratios and (all(r == 0 for r in self.steps_ratios)
+                                         or all(math.isinf(r) for r in self.steps_ratios))
+        got = self.names[0] if one_arm and self.steps_ratios[0] == 0 else self.names[1]
+        ratio = (f"{self.metric} ratio: none, only {got} got there (a run that never did counts as infinitely slow)"
+                 if one_arm else
+                 f"{self.metric} ratio {_ratio_text(self.ratio)} {_range_text(self.low, self.high)} ({self.interval})")
+        return "\n".join([row(self.names[0], self.steps[0]), row(self.names[1], self.steps[1]), ratio,
                           f"step time: {self.step_basis}",
                           f"verdict     {self.verdict}", self.summary()])
 

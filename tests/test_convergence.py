@@ -131,8 +131,12 @@ def test_an_arm_that_never_got_there_is_said_once_not_as_a_zero_interval():
     slower = cu.compare_targets(base, never)
     assert slower.verdict == "slower" and slower.high == 0
     assert slower.summary() == ("batch 512, LR linear never reached 80% on any of the 6 paired seeds; batch 64 "
-                                "reached it on every one (0× (only the baseline got there)).")
-    assert "[0×, 0×]" in str(slower) and str(never).startswith("batch 512, LR linear: 6 of 6 seeds never")
+                                "reached it on every one, so there is no ratio to give: the verdict counts a run "
+                                "that never got there as infinitely slow.")
+    assert "0×" not in str(slower) and "ratio: none, only batch 64 got there" in str(slower)
+    assert str(never).startswith("batch 512, LR linear: 6 of 6 seeds never")
+    said = cu.check_prediction(1.2, slower)
+    assert "0×" not in said and "batch 512, LR linear never reached 80% on any of 6 seeds" in said, said
     assert cu.labels.describe(slower.to_dict()) == "batch 512, LR linear never reached 80% on any of 6 seeds: slower"
     faster = cu.compare_targets(never, base)
     assert faster.verdict == "faster" and "batch 512, LR linear never reached" in faster.summary()

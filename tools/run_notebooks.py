@@ -70,7 +70,8 @@ def write_atomically(nb: Any, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def execute_notebook(src: Path, out_dir: Path, timeout: int, save_to: Path | None = None) -> Executed:
+def execute_notebook(src: Path, out_dir: Path, timeout: int, save_to: Path | None = None,
+                     env: dict[str, str] | None = None) -> Executed:
     """Execute ``src`` with ``out_dir`` as its working folder, in a fresh kernel shut down afterwards.
 
     A cell error, a dead kernel or a timeout is caught: ``error`` keeps its first and last lines,
@@ -79,6 +80,7 @@ def execute_notebook(src: Path, out_dir: Path, timeout: int, save_to: Path | Non
     The kernel gets this process's environment without ``MPLBACKEND``: it then draws with its own
     default, the inline backend (never a GUI), and the executed notebook keeps its figures; a
     non-interactive backend inherited from the caller (pytest's conftest sets one) would keep none.
+    ``env`` adds to (or overrides) the kernel's environment, for this run only.
     """
     # the Jupyter stack is needed only here: choosing lessons, and `make reference` without a GPU, work without it
     import nbformat
@@ -98,7 +100,7 @@ def execute_notebook(src: Path, out_dir: Path, timeout: int, save_to: Path | Non
                             resources={"metadata": {"path": str(out_dir)}}, **hooks)
     t0 = time.perf_counter()
     error = ""
-    kernel_env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    kernel_env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"} | dict(env or {})
     try:
         client.execute(env=kernel_env)  # passed on to KernelManager.start_kernel
     except Exception as e:  # a cell error, a dead kernel or a timeout
