@@ -78,9 +78,11 @@ def row_color(row: dict[str, Any]) -> str:
 
 
 def row_label(row: dict[str, Any]) -> str:
-    """A row's label on the chart: lesson · metric · machine · profile."""
+    """A row's label on the chart: lesson · metric (the arms compared) · machine · profile."""
     ref = " (ref.)" if row.get("reference") else ""
-    return f"{row['notebook']} · {row.get('metric') or 'value'} · {row['machine']}{ref} · {row['profile']}"
+    names = row.get("names")
+    arms = f" ({names[1]} vs {names[0]})" if names and len(names) == 2 else ""
+    return f"{row['notebook']} · {row.get('metric') or 'value'}{arms} · {row['machine']}{ref} · {row['profile']}"
 
 
 @dataclass
@@ -91,6 +93,8 @@ class ChartData:
     colors: list[str]
     legend: list[tuple[str, str]]
     rows: list[dict[str, Any]]
+    #: Rows with no finite ratio to draw (an arm that never reached the target): a mark and a note each.
+    marks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -140,14 +144,15 @@ class Scoreboard:
     def chart(self) -> ChartData:
         """The chart's bars (label with the metric, value, low, high), colours and legend entries.
 
-        Rows whose headline is no finite positive ratio (a target one arm never reached) are
-        listed in the table and left off the chart.
+        A row whose headline is no finite positive ratio (a target one arm never reached) has no
+        bar: it is one of ``marks``, drawn as a mark with its reading, never left out.
         """
         drawn = [r for r in self.rows if r["value"] and all(0 < v < math.inf for v in r["value"])]
+        marks = [r for r in self.rows if r not in drawn and r["value"] is not None]
         colors = [row_color(r) for r in drawn]
         order = [*SPEED_COLORS.values(), MEMORY_COLOR, OTHER_COLOR]
         legend = [(c, _MEANING[c]) for c in order if c in colors]
-        return ChartData([(row_label(r), *r["value"]) for r in drawn], colors, legend, drawn)
+        return ChartData([(row_label(r), *r["value"]) for r in drawn], colors, legend, drawn, marks)
 
     def plot(self, path: str | Path | None = None) -> Any:
         """Every headline that is a ratio, named by its metric, with its interval and the claim beside it.
@@ -161,7 +166,7 @@ class Scoreboard:
         from .plots import plot_speedups
 
         chart = self.chart()
-        _, ax = plt.subplots(figsize=(9, 1.9 + 0.62 * max(len(chart.bars), 1)))
+        _, ax = plt.subplots(figsize=(9, 1.9 + 0.62 * max(len(chart.bars) + len(chart.marks), 1)))
         plot_speedups(chart.bars or [("no ratio results yet", 1.0, 1.0, 1.0)], ax=ax,
                       colors=chart.colors or None, legend=chart.legend or None,
                       title="measured effect per lesson: median, interval named at the right",
@@ -172,6 +177,20 @@ class Scoreboard:
             what = textwrap.shorten(r["description"], 90, placeholder=" …") + "\n" if r.get("description") else ""
             ax.text(1.02, i, f"{what}{r['interval']}\nsource: {claim}", transform=where, ha="left",
                     va="center", fontsize=7, clip_on=False)
+        if chart.marks:  # no ratio to draw: a mark at the side the run lost on, and what happened
+            ticks, labels = list(ax.get_yticks()), [t.get_text() for t in ax.get_yticklabels()]
+            lo, hi = ax.get_xlim()
+            for j, r in enumerate(chart.marks, start=len(chart.bars)):
+                only_base = r["value"][0] == 0
+                ax.plot([lo if only_base else hi], [j], marker="<" if only_base else ">", markersize=10,
+                        color=row_color(r), clip_on=False)
+                ax.text(1.02, j, textwrap.shorten(r["measured"], 90, placeholder=" …") + "\nno ratio: "
+                        "a run that never reached the target counts as infinitely slow", transform=where,
+                        ha="left", va="center", fontsize=7, clip_on=False)
+                ticks.append(j)
+                labels.append(row_label(r))
+            ax.set_yticks(ticks, labels)
+            ax.set_ylim(-0.6, len(ticks) - 0.4)
         if path is not None:
             ax.figure.savefig(path, dpi=110, bbox_inches="tight")
         return ax
@@ -184,6 +203,7 @@ def _row(path: Path, d: dict[str, Any], reference: bool) -> dict[str, Any]:
             "description": m.get("description") if isinstance(m, dict) else None,
             "measured": describe(m), "interval": interval_kind(m),
             "value": headline_value(m), "verdict": m.get("verdict"), "saved_at": d.get("saved_at") or "",
+            "names": m.get("names") if isinstance(m, dict) else None,
             "claim": CLAIMS.get(d["notebook"], d.get("claim")), "path": str(path)}
 
 

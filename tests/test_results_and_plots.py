@@ -259,12 +259,13 @@ def test_the_scoreboard_chart_names_each_metric_and_colours_memory_apart_from_sp
     chart = board.chart()
     drawn = {label.split(" · ")[0]: (label, color) for (label, *_), color in zip(chart.bars, chart.colors)}
     machine = machine_id(env.record)
-    assert drawn["04_mixed_precision"] == (f"04_mixed_precision · step time · {machine} · smoke",
+    assert drawn["04_mixed_precision"] == (f"04_mixed_precision · step time (bf16 vs fp32) · {machine} · smoke",
                                            SPEED_COLORS["faster"])
-    assert drawn["06_cudnn_benchmark"] == (f"06_cudnn_benchmark · forward time · {machine} · smoke",
+    assert drawn["06_cudnn_benchmark"] == (f"06_cudnn_benchmark · forward time (bf16 vs fp32) · {machine} · smoke",
                                            SPEED_COLORS["slower"])
     assert drawn["11_zero_grad_set_to_none"][1] == SPEED_COLORS["not resolved"]
-    assert drawn["01_lr_schedules"] == (f"01_lr_schedules · time to target · {machine} · smoke", SPEED_COLORS["faster"])
+    assert drawn["01_lr_schedules"] == (f"01_lr_schedules · time to target (1cycle vs constant) · {machine} · smoke",
+                                         SPEED_COLORS["faster"])
     # memory: its own colour whichever way the ratio points (3× fewer bytes is not "faster", 0.5 not "slower")
     assert drawn["08_activation_checkpointing"] == (
         f"08_activation_checkpointing · saved bytes · {machine} · smoke", MEMORY_COLOR)
@@ -286,6 +287,17 @@ def test_the_scoreboard_chart_names_each_metric_and_colours_memory_apart_from_sp
     assert "green: faster" not in ax.get_title()  # the legend says it, for every colour used
     beside = "\n".join(t.get_text() for t in ax.texts)
     assert "activations saved for backward, plain / checkpointed" in beside  # which way a memory ratio points
+    # a row that never reached its target has no ratio, and still gets a mark and a note (not left out)
+    never = {**TARGET, "names": ["batch 64", "batch 512"], "ratio": 0.0, "low": 0.0, "high": 0.0,
+             "steps_ratios": [0.0] * 6, "seeds": list(range(6)), "verdict": "slower", "target": 0.8}
+    cu.save("03_batch_size", env, headline="time_to_target", root=tmp_path, time_to_target=never)
+    board = cu.scoreboard(tmp_path)
+    chart = board.chart()
+    assert [r["notebook"] for r in chart.marks] == ["03_batch_size"]
+    ax = board.plot(tmp_path / "chart.png")
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[-1].startswith("03_batch_size · time to target (batch 512 vs batch 64)")
+    assert "batch 512 never reached 80% on any of 6 seeds" in "\n".join(t.get_text() for t in ax.texts)
     empty = cu.scoreboard(tmp_path / "none")
     assert empty.chart().bars == [] and empty.chart().legend == [] and empty.plot() is not None
 
