@@ -238,12 +238,13 @@ class Comparison:
             f"; carry-over (baseline blocks after the trick / the others) {self.carry_over:.3f}× "
             f"[{self.carry_over_ci[0]:.3f}, {self.carry_over_ci[1]:.3f}] at 99 %")
         return (f"{self.rounds} {how}, {self.device}; speed-up = median of per-round baseline/trick ratios "
-                f"(A/B; the baseline's copy A′ serves the A/A control); {self.interval}{aa}{carry}")
+                f"(A/B; the baseline's copy A′ serves the A/A control), not the quotient of the arms' own "
+                f"medians; {self.interval}{aa}{carry}")
 
     def lines(self) -> list[str]:
         """The printed table, line by line."""
         width = max(len(n) for n in self.names) + 2
-        out = [f"{'arm':<{width}}{'median time':>14}{'spread (CV)':>14}{'first call':>14}"]
+        out = [f"{'arm':<{width}}{'own median':>14}{'spread (CV)':>14}{'first call':>14}"]
         out += [f"{n:<{width}}{t:>14}{cv:>14}{f:>14}" for n, t, cv, f in self._rows()]
         out += [
             f"speed-up      {_ratio(self.speedup)}× [{_ratio(self.ci[0])}, {_ratio(self.ci[1])}]"
@@ -267,7 +268,7 @@ class Comparison:
                        for n, t, cv, f in self._rows())
         warn = "".join(f"<p>⚠ {w}</p>" for w in self.warnings)
         return (
-            "<table><thead><tr><th>arm</th><th>median time</th><th>spread (CV)</th>"
+            "<table><thead><tr><th>arm</th><th>own median</th><th>spread (CV)</th>"
             f"<th>first call</th></tr></thead><tbody>{rows}</tbody></table>"
             f"<p><b>speed-up</b> {self.speedup:.3f}× [{self.ci[0]:.3f}, {self.ci[1]:.3f}] "
             f"(ratio of total times {self.total_ratio:.3f}×) · "
