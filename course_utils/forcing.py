@@ -28,12 +28,15 @@ from typing import Any
 
 from .stats import CONTROL_FAILED, FASTER, SLOWER, UNRESOLVED
 
-__all__ = ["FORCE_ENV", "FORCE_LOG_ENV", "FORCEABLE", "apply", "as_verdict", "forced", "log_reading"]
+__all__ = ["FORCE_ENV", "FORCE_LOG_ENV", "FORCEABLE", "READINGS_LOG_ENV", "apply", "as_verdict", "forced",
+           "log_reading", "numbers"]
 
 #: The environment variable that forces a verdict (smoke profile only).
 FORCE_ENV = "COURSE_FORCE_VERDICT"
 #: The file each reading printed under a forced verdict is appended to (one JSON line each).
 FORCE_LOG_ENV = "COURSE_FORCE_LOG"
+#: The file each reading of any run is appended to, with its numbers (``make run`` sets it).
+READINGS_LOG_ENV = "COURSE_READINGS_LOG"
 #: The values ``COURSE_FORCE_VERDICT`` takes, and the verdict each forces.
 FORCEABLE: dict[str, str] = {"faster": FASTER, "slower": SLOWER, "not_resolvable": UNRESOLVED,
                              "control_failed": CONTROL_FAILED}
@@ -146,11 +149,37 @@ def _rate(c: Any, verdict: str) -> Any:
 
 
 def log_reading(result: Any, kind: str, text: str) -> None:
-    """Append a printed reading to ``COURSE_FORCE_LOG`` when a verdict is forced (nothing otherwise)."""
-    path, verdict = os.environ.get(FORCE_LOG_ENV), forced()
-    if not path or verdict is None:
+    """Append a printed reading, with the numbers it reads, to a log when one is asked for.
+
+    Under a forced verdict the log is ``COURSE_FORCE_LOG``; in any run, ``COURSE_READINGS_LOG``
+    (``make run`` sets it, and ``build/readings.md`` lists every reading beside its numbers, for
+    a reader to check that no sentence contradicts them). Nothing is written otherwise.
+    """
+    verdict = forced()
+    path = os.environ.get(FORCE_LOG_ENV) if verdict is not None else os.environ.get(READINGS_LOG_ENV)
+    if not path:
         return
     entry = {"forced": verdict, "verdict": str(getattr(result, "verdict", "")), "kind": kind, "text": text,
-             "result": type(result).__name__}
+             "result": type(result).__name__, "numbers": numbers(result)}
     with open(path, "a", encoding="utf-8") as f:
         f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+
+def numbers(result: Any) -> str:
+    """What a reading reads, in one line: names, ratio and interval, per-seed counts or rates."""
+    from . import wording
+
+    names = getattr(result, "names", None)
+    arms = f"{names[1]} vs {names[0]}: " if names else ""
+    try:
+        if hasattr(result, "speedup") or hasattr(result, "steps_ratios"):
+            text = arms + wording.ratio_text(result)
+            if hasattr(result, "steps_ratios") and result.steps_ratios:
+                text += f"; {wording.per_seed(result)}; step time {result.step_speedup:.3f}× " \
+                        f"[{result.step_ci[0]:.3f}, {result.step_ci[1]:.3f}]"
+            return text
+        if hasattr(result, "rates"):
+            return arms + f"{result.rates[0]:.0%} vs {result.rates[1]:.0%} (p = {result.p_value:.3g}), {result.verdict}"
+    except (TypeError, ValueError, AttributeError, IndexError) as e:  # a record, not a check: never fail a run
+        return f"({type(e).__name__}: {e})"
+    return arms + str(getattr(result, "verdict", ""))

@@ -70,12 +70,12 @@ def reading(result: Any, *, not_resolvable: Text, faster: Text | None = None, sl
                         f"TargetComparison, a RateComparison), got {type(result).__name__}")
     kind = result.verdict if result.verdict in (LOWER, HIGHER) else verdict_kind(result.verdict)
     out = _text(texts[kind], result)
-    if forcing.forced() is not None:  # a test run: build every other branch's text too, then log this one
+    if forcing.forced() is not None:  # a test run: build every other branch's text too
         for other in (FASTER, SLOWER, UNRESOLVED, CONTROL_FAILED):
             copy = forcing.as_verdict(result, other)
             other_kind = copy.verdict if copy.verdict in (LOWER, HIGHER) else verdict_kind(copy.verdict)
             _text(texts[other_kind], copy)
-        forcing.log_reading(result, kind, out)
+    forcing.log_reading(result, kind, out)  # only when a log is asked for
     return out
 
 

@@ -144,3 +144,18 @@ def test_reading_builds_every_branch_and_logs_the_one_printed(monkeypatch, tmp_p
 
     with pytest.raises(ZeroDivisionError):
         cu.reading(c, faster=broken, slower="s", not_resolvable="n", control_failed="c")
+
+
+def test_any_run_can_log_its_readings_beside_their_numbers(monkeypatch, tmp_path):
+    from tools.run_notebooks import READINGS_LOG, readings_page
+
+    monkeypatch.delenv(forcing.FORCE_ENV, raising=False)
+    folder = tmp_path / "build" / "01_lr_schedules"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv(forcing.READINGS_LOG_ENV, str(folder / READINGS_LOG))
+    t = target([568, 622, 583, 647, 565, 523], [644, 624, 719, 647, 634, 595], step=(0.9, 0.839, 0.995, "slower"))
+    text = cu.reading(t, faster="sooner", slower=lambda r: f"later; {r.basis()}", not_resolvable="no verdict",
+                      control_failed="no control")
+    page = readings_page(tmp_path / "build", [tmp_path / "solutions" / "01_lr_schedules" / "x.ipynb"])
+    assert "## 01_lr_schedules (1 reading)" in page and text in page
+    assert "trick vs base: " in page and "the same on 1 and more on 5" in page  # the numbers it read

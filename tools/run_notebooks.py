@@ -118,11 +118,38 @@ def run_notebook(src: Path, build: Path, timeout: int, progressive: bool = False
 
     ``progressive``: write the executed notebook after every cell, not only at the end.
     """
+    from course_utils.forcing import READINGS_LOG_ENV
+
     out_dir = build / src.parent.name
     target = out_dir / src.name
-    run = execute_notebook(src, out_dir, timeout, save_to=target if progressive else None)
+    log = out_dir / READINGS_LOG
+    log.unlink(missing_ok=True)
+    run = execute_notebook(src, out_dir, timeout, save_to=target if progressive else None,
+                           env={READINGS_LOG_ENV: str(log)})
     write_atomically(run.nb, target)
     return not run.error, run.seconds, run.error.splitlines()[-1] if run.error else ""
+
+
+#: Each lesson's readings with the numbers they read, one JSON line each (course_utils.forcing.log_reading).
+READINGS_LOG = "readings.jsonl"
+
+
+def readings_page(build: Path, lessons: list[Path]) -> str:
+    """Markdown: every reading each lesson printed, under the numbers it reads, to check one against the other."""
+    import json
+
+    lines = ["# Every reading beside the numbers it reads\n",
+             "Each lesson's printed interpretations (through `cu.reading`), in order, each under the result it "
+             "read: names, ratio and interval, per-seed counts. A sentence must claim nothing these numbers "
+             "contradict.\n"]
+    for src in lessons:
+        log = build / src.parent.name / READINGS_LOG
+        entries = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
+        lines.append(f"## {src.parent.name} ({len(entries)} reading{'s' if len(entries) != 1 else ''})\n")
+        for e in entries:
+            lines.append(f"- **{e['numbers']}**  \n  {e['text']}")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,7 +193,9 @@ def main(argv: list[str] | None = None) -> int:
         "time to target (not a confidence interval), or an effect's own range.\n\n"
         + board.to_markdown() + "\n![measured effects](scoreboard.png)\n"
     )
-    print(f"\nwrote {report.relative_to(ROOT)} and {chart.relative_to(ROOT)}")
+    (build / "readings.md").write_text(readings_page(build, notebooks))
+    print(f"\nwrote {report.relative_to(ROOT)}, {chart.relative_to(ROOT)} and build/readings.md (every reading "
+          "beside its numbers)")
     if failed:
         print(f"{len(failed)} notebook(s) failed: {', '.join(failed)}")
         return 1
