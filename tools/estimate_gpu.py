@@ -68,8 +68,9 @@ COMPUTE: dict[str, Compute] = {
                              "conv search ~90 TFLOP, MLP 24 runs ≤ 37 TFLOP, ≤ 7,500 steps a run"),
     "04_mixed_precision": Compute(265, 1_800, 0.0, 0.015,
                                   "589 GFLOP a step; 3 seeds × 2 × 300 parity steps of 147 GFLOP"),
-    "08_activation_checkpointing": Compute(60, 60, 0.0, 0.05,
-                                           "1.64 TFLOP plain, 2.1 checkpointed a step; batch search"),
+    "08_activation_checkpointing": Compute(60, 60, 0.0, 0.1,
+                                           "1.64 TFLOP plain, 2.1 checkpointed a step; batch search; the batch "
+                                           "sweep's arms at ~4× the batch: a typical arm 0.1 s"),
     "09_gradient_accumulation": Compute(30, 100, 0.0, 0.015, "0.59 TFLOP a step; float64 checks (fast on Hopper)"),
     "11_zero_grad_set_to_none": Compute(3.0, 60, 0.0, 0.002, "81 GFLOP a step"),
     "12_as_tensor_from_numpy": Compute(0.1, 10, 5.0, 0.005, "copies up to 16 MiB; 2,048 small samples a pass"),
