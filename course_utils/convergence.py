@@ -242,8 +242,10 @@ def compare_targets(baseline: TargetResult, trick: TargetResult, *, step_compari
     if step_comparison is not None:
         speed, sci = step_comparison.speedup, tuple(step_comparison.carry_ci)  # widened if it carried over
         basis = (f"interleaved comparison, {speed:.3f}× [{sci[0]:.3f}, {sci[1]:.3f}] "
-                 f"({step_comparison.verdict}); {format_seconds(step_comparison.median_s[0])} vs "
-                 f"{format_seconds(step_comparison.median_s[1])} per step")
+                 f"({step_comparison.verdict}); a step of {format_seconds(step_comparison.median_s[0])} for "
+                 f"{baseline.label or 'the baseline'} (its own median), so "
+                 f"{format_seconds(step_comparison.median_s[0] / speed)} for {trick.label or 'the trick'} "
+                 "at the interleaved speed-up")
         metric = "time to target"
         step_cover = step_comparison.level
     else:

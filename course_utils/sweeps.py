@@ -94,7 +94,7 @@ class Sweep:
         return "\n".join(c.summary() for c in self.comparisons.values())
 
     def rows(self) -> list[tuple[str, str, str, str]]:
-        """``(arm, median per call, speed-up [interval], verdict)`` rows, baseline first."""
+        """``(arm, own median per call, speed-up [interval], verdict)`` rows, baseline first."""
         head = next(iter(self.comparisons.values()))
         rows = [(self.baseline, format_seconds(head.median_s[0]),
                  f"A/A {head.aa_speedup:.3f} [{head.aa_ci[0]:.3f}, {head.aa_ci[1]:.3f}]", "control")]
@@ -104,7 +104,7 @@ class Sweep:
         return rows
 
     def __str__(self) -> str:
-        rows = [("arm", "median" + (f" per {self.unit}" if self.items else " per call"),
+        rows = [("arm", "own median" + (f" per {self.unit}" if self.items else " per call"),
                  f"{'throughput' if self.items else 'speed-up'} vs {self.baseline}", "verdict"),
                 *self.rows()]
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -123,7 +123,8 @@ class Sweep:
                          f"{self.first_run.control.aa_ci[1]:.3f}]); both runs are kept (.first_run)")
         lines.append(f"{head.rounds} interleaved rounds (random Latin-square orders, one untimed call before "
                      f"each block), calls per round set per arm, {head.num_threads} thread(s), {head.device}; "
-                     f"speed-up = median of per-round A/B (the baseline's copy A′ serves the A/A control); "
+                     f"speed-up = median of per-round A/B (the baseline's copy A′ serves the A/A control), not "
+                     f"the quotient of the arms' own medians; "
                      f"intervals: {head.interval}; A/A control: {head.aa_coverage * 100:.1f} % interval")
         return "\n".join(lines)
 
