@@ -135,8 +135,8 @@ def anatomy_problems(nb, slug):
     for needle, why in FORBIDDEN.items():
         if needle in source and needle not in ALLOWED.get(slug, ()):
             problems.append(f"'{needle}' in code: {why}")
-    if "cu.compare(" not in source:
-        problems.append("the lesson times baseline against trick with cu.compare")
+    if "cu.compare(" not in source and "cu.sweep(" not in source:  # a sweep: several arms, one measurement
+        problems.append("the lesson times baseline against trick with cu.compare (or cu.sweep)")
     prediction = next((i for i, c in enumerate(cells) if c.cell_type == "code"
                        and re.search(r"^my_prediction\s*=", c.source, re.M)), None)
     measured = next((i for i, c in enumerate(cells) if c.cell_type == "code"
