@@ -8,12 +8,17 @@ rank calls :func:`report` with what it measured, and the launch returns those di
 Nothing is simulated: the processes, the rendezvous and the collectives are real (gloo on a CPU,
 NCCL on GPUs, chosen by the script). No process outlives a call: a rank that fails ends the
 launch with that rank's own error, a timeout stops every agent and rank.
+
+:func:`slurm_locally` runs a SLURM batch script as written on this machine, with stand-ins for
+``srun`` and ``scontrol`` that make localhost every node: the recipe's own torchrun line, c10d
+rendezvous included, is what runs.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -27,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Launch", "RESULTS_ENV", "free_port", "report", "torchrun", "torchrun_command"]
+__all__ = ["Launch", "RESULTS_ENV", "free_port", "report", "slurm_locally", "torchrun", "torchrun_command"]
 
 #: The environment variable that tells a rank where :func:`report` writes.
 RESULTS_ENV = "COURSE_RANK_RESULTS"
@@ -57,36 +62,52 @@ def report(data: Mapping[str, Any]) -> Path | None:
     return path
 
 
-def torchrun_command(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, node_rank: int = 0,
-                     rdzv_endpoint: str | None = None, rdzv_backend: str = "c10d", args: Sequence[str] = (),
-                     python: str | None = None, rank0_only: bool = True, log_dir: str | Path | None = None
-                     ) -> list[str]:
+def torchrun_command(script: str | Path, *, nproc_per_node: int | str = 2, nnodes: int = 1,
+                     node_rank: int | None = None, rdzv_endpoint: str | None = None, rdzv_backend: str = "c10d",
+                     rdzv_id: str | None = None, args: Sequence[str] = (), python: str | None = None,
+                     rank0_only: bool = True, log_dir: str | Path | None = None) -> list[str]:
     """The command line of one torchrun agent (what a terminal or a SLURM script would run).
 
-    One node: ``--standalone`` (a local rendezvous on a free port). Several: ``--nnodes``,
-    ``--node-rank`` and a rendezvous at ``rdzv_endpoint`` (``host:port``): ``rdzv_backend="c10d"``
-    (elastic, what a cluster recipe uses) or ``"static"`` (node 0 hosts the store at that address
-    as ``--master-addr``/``--master-port``; fixed membership, nothing to time out at exit).
-    ``log_dir``: every rank's stdout and stderr also go to files there (``--log-dir``, ``--tee``).
+    One node: ``--standalone`` (a local rendezvous on a free port). Several: ``--nnodes`` and a
+    rendezvous at ``rdzv_endpoint`` (``host:port``, the same for every node), either
+
+    - ``rdzv_backend="c10d"`` (elastic, what a cluster recipe uses): the same line on every node,
+      with ``rdzv_id``, one per job (``$SLURM_JOB_ID`` under SLURM); the rendezvous assigns the node
+      ranks, so there is no ``node_rank`` (torchrun ignores ``--node-rank`` with c10d), or
+    - ``rdzv_backend="static"``: node 0 hosts the store at that address (``--master-addr``,
+      ``--master-port``), each node passes its own ``node_rank``; fixed membership.
+
+    ``nproc_per_node``: a number, or a string torchrun reads (``"gpu"``, or a shell variable such as
+    ``"$GPUS"`` in a batch script). ``log_dir``: every rank's stdout and stderr also go to files
+    there (``--log-dir``, ``--tee``).
     """
-    if nproc_per_node < 1 or nnodes < 1:
+    if (isinstance(nproc_per_node, int) and nproc_per_node < 1) or nnodes < 1:
         raise ValueError(f"nproc_per_node and nnodes must be >= 1, got {nproc_per_node}, {nnodes}")
-    if not 0 <= node_rank < nnodes:
-        raise ValueError(f"node_rank must be in 0 … {nnodes - 1}, got {node_rank}")
     cmd = [python or sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc_per_node}"]
     if nnodes == 1 and rdzv_endpoint is None:
+        if node_rank not in (None, 0):
+            raise ValueError(f"one node has node_rank 0, got {node_rank}")
         cmd.append("--standalone")
     else:
         if rdzv_endpoint is None:
             raise ValueError("several nodes need rdzv_endpoint='host:port' (the same for every node)")
-        cmd += [f"--nnodes={nnodes}", f"--node-rank={node_rank}"]
+        cmd.append(f"--nnodes={nnodes}")
         if rdzv_backend == "c10d":
-            cmd += ["--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv_endpoint}", "--rdzv-id=course"]
+            if node_rank is not None:
+                raise ValueError("node_rank is only used with rdzv_backend='static': with c10d the rendezvous "
+                                 "assigns node ranks (torchrun ignores --node-rank)")
+            if not rdzv_id:
+                raise ValueError("a c10d rendezvous needs rdzv_id, one per job (under SLURM: $SLURM_JOB_ID)")
+            cmd += ["--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv_endpoint}", f"--rdzv-id={rdzv_id}"]
         elif rdzv_backend == "static":
+            if node_rank is None or not 0 <= node_rank < nnodes:
+                raise ValueError(f"a static rendezvous needs each node's node_rank in 0 … {nnodes - 1}, "
+                                 f"got {node_rank}")
             host, _, port = rdzv_endpoint.rpartition(":")
             if not host or not port.isdigit():
                 raise ValueError(f"rdzv_endpoint must be 'host:port', got {rdzv_endpoint!r}")
-            cmd += ["--rdzv-backend=static", f"--master-addr={host}", f"--master-port={port}"]
+            cmd += [f"--node-rank={node_rank}", "--rdzv-backend=static", f"--master-addr={host}",
+                    f"--master-port={port}"]
         else:
             raise ValueError(f"rdzv_backend must be 'c10d' or 'static', got {rdzv_backend!r}")
     if rank0_only:
@@ -104,6 +125,7 @@ class Launch:
     returncodes: list[int]
     ranks: list[dict[str, Any]] = field(default_factory=list)
     output: str = ""
+    env: dict[str, str] = field(default_factory=dict)  # what the launch set (slurm_locally: the SLURM variables)
 
     @property
     def world_size(self) -> int:
@@ -112,7 +134,8 @@ class Launch:
 
     def to_dict(self) -> dict[str, Any]:
         """Return the launch as a JSON-serialisable dict (``kind`` = ``"launch"``)."""
-        return {"kind": "launch", "commands": self.commands, "returncodes": self.returncodes, "ranks": self.ranks}
+        return {"kind": "launch", "commands": self.commands, "returncodes": self.returncodes, "ranks": self.ranks,
+                **({"env": self.env} if self.env else {})}
 
 
 _TEE_PREFIX = re.compile(r"^\[default\d+\]:")
@@ -241,9 +264,12 @@ def torchrun(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, ar
         raise FileNotFoundError(f"no training script at {script}")
     endpoint = f"127.0.0.1:{free_port()}" if nnodes > 1 else None
     with tempfile.TemporaryDirectory(prefix="course-ranks-") as tmp:
-        commands = [torchrun_command(script, nproc_per_node=nproc_per_node, nnodes=nnodes, node_rank=i,
-                                     rdzv_endpoint=endpoint, rdzv_backend=rdzv_backend, args=args, python=python,
-                                     log_dir=Path(tmp) / "logs" / f"node{i}")
+        static = nnodes > 1 and rdzv_backend == "static"
+        commands = [torchrun_command(script, nproc_per_node=nproc_per_node, nnodes=nnodes,
+                                     node_rank=i if static else None, rdzv_endpoint=endpoint,
+                                     rdzv_backend=rdzv_backend,
+                                     rdzv_id=f"local-{endpoint.rpartition(':')[2]}" if endpoint else None,
+                                     args=args, python=python, log_dir=Path(tmp) / "logs" / f"node{i}")
                     for i in range(nnodes)]
         child_env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"),
                      "PYTHONUNBUFFERED": "1", **(env or {}), RESULTS_ENV: tmp}
@@ -276,3 +302,110 @@ def torchrun(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, ar
         raise RuntimeError(f"{len(ranks)} of {expected} ranks reported results: call cu.launch.report(...) "
                            "in every rank of the script")
     return Launch(commands=commands, returncodes=codes, ranks=ranks, output=text[0])
+
+
+_SRUN = """#!/bin/bash
+# srun stand-in (course_utils.launch.slurm_locally): one task per node, all on this machine, each with the
+# variables SLURM gives a task; srun's own options (--name=value) are skipped; like --kill-on-bad-exit, a
+# task that fails stops the others; the exit code is the failed task's.
+while [[ $1 == -* ]]; do shift; done
+pids=()
+for ((i = 0; i < SLURM_NNODES; i++)); do
+  SLURM_NODEID=$i SLURM_PROCID=$i SLURM_LOCALID=0 SLURM_NTASKS=$SLURM_NNODES SLURM_STEP_ID=0 "$@" &
+  pids+=($!)
+done
+rc=0
+for _ in "${pids[@]}"; do
+  wait -n
+  s=$?
+  if ((s != 0 && rc == 0)); then rc=$s; kill "${pids[@]}" 2>/dev/null; fi
+done
+exit $rc
+"""
+
+_SCONTROL = """#!/bin/bash
+# scontrol stand-in (course_utils.launch.slurm_locally): "scontrol show hostnames LIST" names every node of
+# the job 127.0.0.1, this machine; nothing else is supported.
+if [[ $1 == show && $2 == hostnames ]]; then
+  for ((i = 0; i < SLURM_NNODES; i++)); do echo 127.0.0.1; done
+else
+  echo "scontrol stand-in: only 'show hostnames' is supported" >&2; exit 1
+fi
+"""
+
+
+def slurm_locally(batch_script: str | Path, *, nnodes: int = 2, cwd: str | Path | None = None,
+                  cpus_per_task: int | None = None, env: Mapping[str, str] | None = None, timeout: float = 120.0,
+                  stream: bool = False, python: str | None = None) -> Launch:
+    """Run a SLURM batch script as written on this machine: ``nnodes`` "nodes" that are all localhost.
+
+    ``bash batch_script`` runs with a temporary folder first on ``PATH`` holding three stand-ins:
+    ``srun`` starts its command once per node (one task per node, in parallel) with the variables
+    SLURM gives each task (``SLURM_NODEID``, ``SLURM_PROCID``, ``SLURM_LOCALID``, ``SLURM_NTASKS``);
+    ``scontrol show hostnames`` names every node ``127.0.0.1``; ``python`` is this interpreter (or
+    ``python``). The job's variables are set as sbatch would: ``SLURM_JOB_ID`` (a random number),
+    ``SLURM_JOB_NODELIST``, ``SLURM_NNODES``, ``SLURM_JOB_NUM_NODES``, ``SLURM_NTASKS_PER_NODE=1``,
+    ``SLURM_CPUS_PER_TASK`` (``cpus_per_task``, by default this machine's cores shared among the
+    nodes) and ``SLURM_SUBMIT_DIR``; ``env`` adds or overrides any (``SLURM_GPUS_ON_NODE``...). The
+    ``#SBATCH`` lines are comments to bash: they are not read. Everything the script starts is
+    real: torchrun agents, their rendezvous and the ranks. No process outlives the call (as with
+    :func:`torchrun`): a failure or the ``timeout`` stops every process the script started.
+
+    Returns:
+        A :class:`Launch`: every rank's :func:`report`, in rank order; ``env`` holds the SLURM
+        variables the job had.
+
+    Raises:
+        FileNotFoundError: no such script.
+        RuntimeError: the script failed or ran past ``timeout`` (the output's last lines are in the
+            message), or no rank reported.
+    """
+    batch_script = Path(batch_script).resolve()
+    if not batch_script.is_file():
+        raise FileNotFoundError(f"no batch script at {batch_script}")
+    if nnodes < 1:
+        raise ValueError(f"nnodes must be >= 1, got {nnodes}")
+    job_id = str(random.SystemRandom().randrange(100_000, 1_000_000))
+    cores = cpus_per_task or max(1, (os.cpu_count() or 1) // nnodes)
+    slurm = {"SLURM_JOB_ID": job_id, "SLURM_JOBID": job_id, "SLURM_JOB_NAME": batch_script.stem,
+             "SLURM_JOB_NODELIST": f"node[0-{nnodes - 1}]" if nnodes > 1 else "node0",
+             "SLURM_NNODES": str(nnodes), "SLURM_JOB_NUM_NODES": str(nnodes), "SLURM_NTASKS_PER_NODE": "1",
+             "SLURM_CPUS_PER_TASK": str(cores), "SLURM_SUBMIT_DIR": str(Path(cwd or batch_script.parent).resolve()),
+             **(env or {})}
+    with tempfile.TemporaryDirectory(prefix="course-slurm-") as tmp:
+        bin_dir = Path(tmp) / "bin"
+        bin_dir.mkdir()
+        results = Path(tmp) / "results"
+        results.mkdir()
+        for name, text in (("srun", _SRUN), ("scontrol", _SCONTROL),
+                           ("python", f'#!/bin/sh\nexec "{python or sys.executable}" "$@"\n')):
+            (bin_dir / name).write_text(text)
+            (bin_dir / name).chmod(0o755)
+        child_env = {**os.environ, "PYTHONUNBUFFERED": "1", **slurm, RESULTS_ENV: str(results),
+                     "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+        child_env.pop("OMP_NUM_THREADS", None)  # the batch script sets it, or torchrun does
+        command = ["bash", str(batch_script)]
+        p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=child_env,
+                             cwd=cwd or batch_script.parent)
+        output: list[str] = []
+        pump = threading.Thread(target=_pump, args=(p.stdout, output, stream), daemon=True)
+        pump.start()
+        try:
+            codes = _wait_all([p], timeout)
+        finally:  # no process outlives the call: bash, the srun stand-in, the agents and their ranks
+            _stop(p)
+            pump.join(timeout=5)
+        text = "".join(output)
+        tail = "\n".join(text.strip().splitlines()[-15:])
+        if codes is None:
+            raise RuntimeError(f"the batch script ran past its {timeout:.0f} s timeout; every process it started "
+                               f"was stopped. Its last output:\n{tail}")
+        if codes[0]:
+            raise RuntimeError(f"the batch script exited with {codes[0]}:\n{tail}")
+        files = sorted(results.glob("rank*.json"), key=lambda f: int(f.stem[4:]))
+        ranks = [json.loads(f.read_text()) for f in files]
+    if not ranks:
+        raise RuntimeError("no rank reported results: call cu.launch.report(...) in every rank of the script")
+    if [r["rank"] for r in ranks] != list(range(ranks[0]["world_size"])):
+        raise RuntimeError(f"ranks {[r['rank'] for r in ranks]} of a world of {ranks[0]['world_size']} reported")
+    return Launch(commands=[command], returncodes=codes, ranks=ranks, output=text, env=slurm)
