@@ -84,14 +84,13 @@ def as_verdict(result: Any, verdict: str) -> Any:
     comparison reads "faster" as a lower rate, "slower" as a higher one, and has no control.
     """
     from .comparison import Comparison
-    from .rates import RateComparison
     from .target_comparison import TargetComparison
 
     if isinstance(result, Comparison):
         return _comparison(result, verdict)
     if isinstance(result, TargetComparison):
         return _target(result, verdict)
-    if isinstance(result, RateComparison):
+    if hasattr(result, "p_value") and hasattr(result, "only_trick"):  # a RateComparison (rates imports this module)
         return _rate(result, verdict)
     return result
 
@@ -134,9 +133,11 @@ def _target(c: Any, verdict: str) -> Any:
         step_basis=f"{c.step_basis} [{NOTE}]")
 
 
-def _rate(c: Any, verdict: str) -> Any:
-    from .rates import HIGHER, LOWER
+#: A rate comparison's verdicts (:data:`course_utils.rates.LOWER` and ``HIGHER``, which import this module).
+LOWER, HIGHER = "lower", "higher"
 
+
+def _rate(c: Any, verdict: str) -> Any:
     n = len(c.seeds)
     if verdict in (FASTER, SLOWER) and n:
         lower = verdict == FASTER

@@ -107,6 +107,10 @@ def test_a_forced_verdict_comes_with_numbers_that_earn_it(monkeypatch, forced):
     assert r.verdict == {"faster": LOWER, "slower": HIGHER}.get(forced, "not resolvable with 6 seeds")
 
 
+def test_forcing_names_a_rate_comparison_s_verdicts_as_rates_does():
+    assert (forcing.LOWER, forcing.HIGHER) == (LOWER, HIGHER)
+
+
 def test_forcing_is_refused_outside_the_smoke_profile_and_on_a_bad_value(monkeypatch):
     monkeypatch.setenv(forcing.FORCE_ENV, "faster")
     monkeypatch.setenv("COURSE_PROFILE", "cpu")
