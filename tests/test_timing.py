@@ -48,8 +48,8 @@ def test_double_work_is_about_two_times_slower():
 def test_comparison_prints_plots_and_serialises():
     c = cu.compare(work, double_work, rounds=6, num_threads=1, min_round_time=0.002)
     text = str(c)
-    for part in ("own median", "not the quotient of the arms' own medians", "first call", "speed-up", "A/A control", "verdict", "1 thread",
-                 "interleaved", "order statistics"):
+    for part in ("own median", "not the quotient of the arms' own medians", "first call", "speed-up",
+                 "A/A control", "verdict", "1 thread", "interleaved", "order statistics"):
         assert part in text
     assert c.first_call_s[0] > 0 and c.first_call_s[1] > 0
     assert "<table>" in c._repr_html_()
