@@ -52,8 +52,8 @@ test: $(STAMP) data  ## unit tests, structure, every lesson autograded good + bl
 check: lint  ## ruff, then every test not marked slow (no notebook, nbgrader or torchrun run): minutes
 	$(PY) -m pytest -m "not slow"
 
-speedrun: $(STAMP) data  ## the stacked speed-run to a target accuracy, outside a notebook (ARGS="--naive --seeds 6 ...")
-	$(PY) -m course_utils.speedrun $(ARGS)
+speedrun: $(STAMP) data  ## the stacked speed-run to a target accuracy, outside a notebook (ARGS="--naive --seeds 6 ..."; ARGS=--help lists the options)
+	$(PY) -m course_utils.speedrun_cli $(ARGS)
 
 # -W: `python -m` runs a module the package has already imported (course_utils imports calibration), and says so.
 calibrate: $(STAMP)  ## real A/A comparisons of real workloads: false-verdict rates with intervals, saved (~10 min; ARGS="--comparisons 100")

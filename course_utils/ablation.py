@@ -10,7 +10,13 @@ interval), so its verdict and error rates are the engine's, with seeds for round
 The rows (each fix alone and removed) are one table: each row's interval is at the level that
 keeps the chance of *any* false row at most 5 % (:func:`~course_utils.stats.family_level`), so
 the seeds a table needs follow from its rows (:func:`seeds_needed`: 7 for one fix, 10 for ten).
-The headline (full stack against naive) is one comparison at 95 %.
+The headline (full stack against naive) is one comparison at 95 %. A row that the table calls
+"slower" is a lead, not a finding: :func:`confirm_removed` reruns that one comparison on fresh
+seeds, decided in advance, at 95 %.
+
+A fix that is a no-op on this device with this config (:func:`~course_utils.fixes.no_op_here`:
+``big_batch`` on a CPU, ``amp`` without a faster dtype, ``workers`` with 0 workers) runs the same
+computation as its baseline: its rows are one more A/A check (:attr:`Ablation.no_ops`).
 
 A run that never reached the target is infinitely slow on its side only; a seed on which both
 sides of a ratio missed says nothing about which is faster and is left out of that comparison.
@@ -26,11 +32,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from . import forcing
 from .analysis import analyze, range_only
 from .comparison import Comparison, format_level
 from .fixes import FIXES, Stack
 from .progress import progress_bar
-from .stats import family_level, min_rounds
+from .stats import SLOWER, family_level, min_rounds, verdict_kind
 
 if TYPE_CHECKING:
     import torch
@@ -38,7 +45,7 @@ if TYPE_CHECKING:
     from .fixes import SpeedConfig
     from .speedrun import Prepared, RunResult
 
-__all__ = ["Ablation", "SEED_METHOD", "TABLE_LEVEL", "ablate", "ablation_arms", "seeds_needed"]
+__all__ = ["Ablation", "SEED_METHOD", "TABLE_LEVEL", "ablate", "ablation_arms", "confirm_removed", "seeds_needed"]
 
 #: The chance that every row of an ablation's table is right together (all intervals hold).
 TABLE_LEVEL = 0.95
@@ -77,6 +84,8 @@ class Ablation:
     times: dict[str, list[float | None]]
     orders: list[list[str]] = field(default_factory=list)
     runs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: fix -> why it changes nothing on this device with this config (its rows are A/A checks)
+    no_ops: dict[str, str] = field(default_factory=dict)
 
     def compare(self, baseline: str, trick: str, *, removed: bool = False, level: float = 0.95,
                 family: tuple[int, float | None] = (1, None)) -> Comparison:
@@ -116,16 +125,31 @@ class Ablation:
                                                      level=self.row_level, family=family)))
         return out
 
+    def to_confirm(self) -> list[str]:
+        """The fixes whose removed row says "slower" (the stack got there sooner without them), no-ops left out.
+
+        Each is a lead from a table of many rows, to rerun on fresh seeds with :func:`confirm_removed`
+        before calling the fix harmful.
+        """
+        return [fix for kind, fix, c in self.rows()
+                if kind == "removed" and fix not in self.no_ops and verdict_kind(c.verdict) == SLOWER]
+
     def headline(self) -> Comparison:
         """The full stack against the naive script: the stacked speed-up in time to target (95 %)."""
         return self.compare(NAIVE, FULL)
+
+    def expected_false(self) -> float:
+        """At most this many chance verdicts are expected in the table (rows × each row's error rate)."""
+        return 2 * len(self.fixes) * (1 - self.row_level)
 
     def table_note(self) -> str:
         """What the table's verdicts promise together, in words."""
         m = 2 * len(self.fixes)
         return (f"{m} rows, each interval at {format_level(self.row_level)}: at most a "
-                f"{format_level(1 - TABLE_LEVEL)} chance that any row's verdict is false (for independent seeds); "
-                f"{len(self.seeds)} seeds, {seeds_needed(self.fixes)} needed for a row to earn a verdict")
+                f"{format_level(1 - TABLE_LEVEL)} chance that any row's verdict is false (for independent seeds), "
+                f"so at most {self.expected_false():.2g} chance verdicts expected in the whole table "
+                f"({m * 0.05:.2g} if each row were at 95 %); {len(self.seeds)} seeds, {seeds_needed(self.fixes)} "
+                "needed for a row to earn a verdict")
 
     def run_table(self, arms: Sequence[str] = (NAIVE, FULL)) -> str:
         """Medians over the seeds per arm: time to target, steps, step time, data wait, accuracies."""
@@ -148,16 +172,19 @@ class Ablation:
         """The ablation as JSON values (``kind`` = ``"ablation"``), with every comparison."""
         return {"kind": "ablation", "target": self.target, "seeds": self.seeds, "fixes": self.fixes,
                 "times": self.times, "orders": self.orders, "runs": self.runs,
-                "headline": self.headline().to_dict(),
-                "rows": [{"kind": k, "fix": f, **c.to_dict()} for k, f, c in self.rows()]}
+                "headline": self.headline().to_dict(), "no_ops": self.no_ops,
+                "rows": [{"kind": k, "fix": f, "no_op": f in self.no_ops, **c.to_dict()} for k, f, c in self.rows()]}
 
     def __str__(self) -> str:
         lines = [f"time to {self.target:.0%} validation accuracy over {len(self.seeds)} seeds ({SEED_METHOD})",
                  f"{'':<9}{'fix':<21}{'speed-up':>9}  interval            verdict"]
         for kind, fix, c in [("stack", "all ten", self.headline()), *self.rows()]:
+            note = "  (no-op here: an extra A/A check)" if fix in self.no_ops else ""
             lines.append(f"{kind:<9}{fix:<21}{c.speedup:>8.2f}×  [{c.ci[0]:.2f}, {c.ci[1]:.2f}]"
-                         f"{'':<8}{c.verdict}")
+                         f"{'':<8}{c.verdict}{note}")
         lines.append(f"the stack row at 95 %; the {self.table_note()}")
+        for fix, why in self.no_ops.items():
+            lines.append(f"no-op here: {fix}: {why}")
         return "\n".join(lines)
 
 
@@ -197,7 +224,7 @@ def compare_times(baseline: Sequence[float | None], control: Sequence[float | No
         c = dataclasses.replace(c, median_s=c.median_s[::-1], cv=c.cv[::-1])
     c.method = SEED_METHOD
     c.warnings += notes
-    return c
+    return forcing.apply(c)  # a test run's forced verdict (smoke profile only); c otherwise
 
 
 def ablate(prepared: Prepared, *, seeds: Sequence[int] | None = None, fixes: Iterable[str] = FIXES,
@@ -219,9 +246,13 @@ def ablate(prepared: Prepared, *, seeds: Sequence[int] | None = None, fixes: Ite
     Returns:
         An :class:`Ablation`; its :meth:`~Ablation.rows` and :meth:`~Ablation.headline` are the verdicts.
     """
+    from .env import check_device
+    from .fixes import DeviceInfo, fast_config, no_ops_here
     from .speedrun import run_once
 
     fixes = list(fixes)
+    device = check_device(device)
+    config = config or fast_config(DeviceInfo.here(device))
     seeds, arms = list(seeds if seeds is not None else range(seeds_needed(fixes))), ablation_arms(fixes)
     target = target if target is not None else prepared.sizes.target
     if warmup:
@@ -245,5 +276,41 @@ def ablate(prepared: Prepared, *, seeds: Sequence[int] | None = None, fixes: Ite
     finally:
         if bar is not None:
             bar.close()
-    return Ablation(target=target, seeds=seeds, fixes=list(dict.fromkeys(fixes)), times=times, orders=orders,
-                    runs=runs)
+    fixes = list(dict.fromkeys(fixes))
+    return Ablation(target=target, seeds=seeds, fixes=fixes, times=times, orders=orders, runs=runs,
+                    no_ops=no_ops_here(config, device, fixes))
+
+
+def confirm_removed(prepared: Prepared, fix: str, *, seeds: Sequence[int] = range(100, 106),
+                    config: SpeedConfig | None = None, device: torch.device | str | None = None,
+                    target: float | None = None, progress: bool = True) -> Comparison:
+    """One removed row again, on fresh seeds, as one comparison at 95 % decided before it runs.
+
+    A table of many rows is a search: a row it calls "slower" (the stack got there sooner without
+    ``fix``) may be its one chance verdict. This reruns that row only (full stack twice, for the
+    A/A control, and full stack − ``fix``, in a random order per seed) on seeds the table did not
+    use, and compares them like :meth:`Ablation.compare` (speed-up of having ``fix``; < 1: it harms).
+    """
+    from .speedrun import run_once
+
+    Stack.full([fix])  # the same check and message for a misspelt name
+    arms = {FULL: Stack.full(), FULL_COPY: Stack.full(), Stack.full([fix]).name: Stack.full([fix])}
+    times: dict[str, list[float | None]] = {a: [] for a in arms}
+    bar = progress_bar(len(seeds) * len(arms), f"confirm {fix} removed", unit="run") if progress else None
+    try:
+        for seed in seeds:
+            order = list(arms)
+            random.Random(seed).shuffle(order)
+            for arm in order:
+                r = run_once(arms[arm], prepared, seed=seed, config=config, device=device, target=target)
+                times[arm].append(r.time_to_target)
+                if bar is not None:
+                    bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    trick = Stack.full([fix]).name
+    c = compare_times(times[FULL], times[FULL_COPY], times[trick], names=(trick, FULL), removed=True)
+    c.method = (f"fresh seeds as rounds (full stack twice, for the A/A control, and full stack − {fix}, once per "
+                "seed on the same weights and batches, in a random order per seed)")
+    return c

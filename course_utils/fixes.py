@@ -127,3 +127,30 @@ def fast_config(info: DeviceInfo) -> SpeedConfig:
     return SpeedConfig(amp_dtype=pick_amp_dtype(info.type, info.capability, info.cpu_bf16),
                        num_workers=max(0, min(8, info.cpu_count - 1)), pin_memory=info.type == "cuda",
                        batch_size=batch, lr=NAIVE_LR * batch / NAIVE_BATCH, warmup=WARMUP)
+
+
+def no_op_here(fix: str, config: SpeedConfig, device: torch.device | str) -> str | None:
+    """Why switching ``fix`` on changes nothing on ``device`` with ``config`` (None: it changes something).
+
+    A fix is a no-op where the device's choice equals the naive script's: ``big_batch`` where the
+    batch and learning rate are the naive ones (a CPU), ``amp`` where there is no faster dtype
+    (a CPU without real bf16), ``workers`` with 0 workers and no pinned memory (one CPU). Its
+    arms then run the very same computation as the naive script and the full stack, so its
+    ablation rows are one more A/A check, never a finding about the fix.
+    """
+    if fix not in FIXES:
+        raise ValueError(f"unknown fix {fix!r}; the fixes are {', '.join(FIXES)}")
+    kind = torch.device(device).type
+    if fix == "big_batch" and config.batch_size == NAIVE_BATCH and config.lr == NAIVE_LR:
+        return (f"the {kind}'s batch and learning rate are the naive script's ({NAIVE_BATCH} at {NAIVE_LR:g}): "
+                "the same run")
+    if fix == "amp" and config.amp_dtype is None:
+        return f"no faster dtype on this {kind} (amp_dtype None): amp trains in fp32, as the naive script does"
+    if fix == "workers" and config.num_workers == 0 and not (config.pin_memory and kind == "cuda"):
+        return "0 workers and no pinned memory: the naive script's loader"
+    return None
+
+
+def no_ops_here(config: SpeedConfig, device: torch.device | str, fixes: Iterable[str] = FIXES) -> dict[str, str]:
+    """:func:`no_op_here` for each of ``fixes``: {fix: why it is a no-op} for the no-ops only."""
+    return {f: why for f in fixes if (why := no_op_here(f, config, device)) is not None}

@@ -207,6 +207,11 @@ def _row(path: Path, d: dict[str, Any], reference: bool) -> dict[str, Any]:
             "claim": CLAIMS.get(d["notebook"], d.get("claim")), "path": str(path)}
 
 
+def _partial(d: dict[str, Any]) -> bool:
+    """Whether a saved result is a partial run (``make speedrun`` stopped early): kept, not on the scoreboard."""
+    return d.get("measurements", {}).get("partial") is True
+
+
 def scoreboard(root: str | Path | None = None, *, all_profiles: bool = False) -> Scoreboard:
     """Read every saved result into a :class:`Scoreboard`.
 
@@ -219,7 +224,8 @@ def scoreboard(root: str | Path | None = None, *, all_profiles: bool = False) ->
     folder = Path(root) if root is not None else results_dir()
     rows = []
     for reference, paths in ((False, result_files(folder)), (True, reference_files(folder))):
-        rows += [_row(p, d, reference) for p in paths if (d := load_result(p)) is not None]
+        rows += [_row(p, d, reference) for p in paths
+                 if (d := load_result(p)) is not None and not _partial(d)]
     shown, hidden = rows, []
     if not all_profiles:
         best: dict[tuple[str, str, bool], dict[str, Any]] = {}

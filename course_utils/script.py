@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from . import fixes
 from .fixes import NAIVE_BATCH, NAIVE_LR, DeviceInfo, SpeedConfig, Stack, fast_config
 
-__all__ = ["Script", "build", "stepper"]
+__all__ = ["Script", "StepProfile", "build", "eval_with_autograd", "profile_steps", "stepper"]
 
 
 @dataclass
@@ -45,14 +45,21 @@ class Script:
         return contextlib.nullcontext() if "no_anomaly" in self.stack else torch.autograd.set_detect_anomaly(True)
 
 
-def _eval_with_autograd(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
-    """The naive evaluation: eval mode, but autograd records every op (and keeps the activations)."""
+def eval_with_autograd(model: torch.nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
+    """The naive script's evaluation: eval mode, but autograd records every op (and keeps the activations).
+
+    Under anomaly detection (on in the naive script) every recorded op also captures a Python
+    traceback. Lesson 19's Exercise 3 writes the fix; ``cu.evaluate`` is the library's.
+    """
     model.eval()
     try:
         correct = sum(int((model(X[i:i + 256]).argmax(1) == y[i:i + 256]).sum()) for i in range(0, len(X), 256))
     finally:
         model.train()
     return correct / len(X)
+
+
+_eval_with_autograd = eval_with_autograd  # the old private name
 
 
 def build(stack: Stack, prepared: Any, *, seed: int, config: SpeedConfig | None = None,
@@ -114,7 +121,7 @@ def build(stack: Stack, prepared: Any, *, seed: int, config: SpeedConfig | None 
         if "inference_eval" in stack:
             return evaluate(model, X, y, amp_dtype=amp)
         with autocast(device.type, amp):
-            return _eval_with_autograd(model, X, y)
+            return eval_with_autograd(model, X, y)
 
     return Script(stack, device, model, optimizer, scheduler, source, batch, steps, amp, scaler, step, eval_fn,
                   logged)
@@ -146,3 +153,53 @@ def stepper(stack: Stack, prepared: Any, *, seed: int = 0, config: SpeedConfig |
                           s.optimizer, amp_dtype=s.amp, scaler=s.scaler)
 
     return one_step
+
+
+@dataclass
+class StepProfile:
+    """Several profiled steps: the profiler's table and each op's self time per step."""
+
+    text: str  #: the profiler's table (totals over the ``active`` steps), sorted by self time
+    self_ms: dict[str, float]  #: op name -> self CPU time per profiled step, in ms
+    calls: dict[str, float]  #: op name -> calls per profiled step
+    active: int
+    skipped: int
+
+    def __str__(self) -> str:
+        return (f"{self.active} profiled steps after {self.skipped} unrecorded ones (wait, then warm-up); "
+                f"times are totals over the {self.active}\n{self.text}")
+
+    def per_step(self, ops: list[str]) -> dict[str, float]:
+        """Self CPU ms per step of ``ops`` (0.0 for an op that did not run)."""
+        return {op: self.self_ms.get(op, 0.0) for op in ops}
+
+
+def profile_steps(step: Callable[[], Any], *, device: torch.device | str = "cpu", wait: int = 1, warmup: int = 1,
+                  active: int = 3, row_limit: int = 12) -> StepProfile:
+    """Profile ``active`` calls of ``step`` under ``torch.profiler.schedule(wait, warmup, active)``.
+
+    One step is a poor sample: its first-call costs and its one-off events (a batch decoded, a
+    worker woken) land in the table as if every step paid them. The schedule skips ``wait`` steps,
+    records ``warmup`` and throws them away, then keeps ``active`` steps, whose totals the table
+    shows (sorted by self CPU time, or self CUDA time on a GPU, which then also lists kernels).
+    """
+    from torch.profiler import ProfilerActivity, profile, schedule
+
+    from .env import synchronize
+    from .profiling import quiet_stderr
+
+    if not callable(step):
+        raise TypeError(f"step must be a callable taking no arguments, got {type(step).__name__}")
+    device = torch.device(device)
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+    with quiet_stderr(), profile(activities=activities,
+                                 schedule=schedule(wait=wait, warmup=warmup, active=active)) as prof:
+        for _ in range(wait + warmup + active):
+            step()
+            synchronize(device)
+            prof.step()
+    averages = prof.key_averages()
+    key = "self_cuda_time_total" if device.type == "cuda" else "self_cpu_time_total"
+    return StepProfile(averages.table(sort_by=key, row_limit=row_limit),
+                       {e.key: e.self_cpu_time_total / 1e3 / active for e in averages},
+                       {e.key: e.count / active for e in averages}, active, wait + warmup)

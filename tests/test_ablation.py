@@ -152,3 +152,51 @@ def test_power_for_a_1_5x_fix_survives_a_baseline_that_sometimes_misses() -> Non
         fix = list(seed_effect * np.exp(rng.normal(0, 0.1, 6)) / 1.5)
         found += compare_times(naive, list(naive), fix, names=("a", "b")).verdict == "faster"
     assert found / runs >= 0.9, found / runs
+
+
+def _stack_table(no_ops: dict[str, str] | None = None) -> Ablation:
+    """One fix whose removal makes the stack 1.5x faster (a 'slower' removed row), another that is a no-op."""
+    rng = np.random.default_rng(5)
+    seeds = 9
+    noisy = lambda x: list(x * np.exp(rng.normal(0, 0.01, seeds)))  # noqa: E731
+    times = {NAIVE: noisy(4.0), NAIVE_COPY: noisy(4.0), FULL: noisy(1.5), FULL_COPY: noisy(1.5)}
+    for fix, alone, removed in (("workers", 4.0, 1.0), ("big_batch", 4.0, 1.5)):
+        times[Stack.naive([fix]).name], times[Stack.full([fix]).name] = noisy(alone), noisy(removed)
+    return Ablation(target=0.5, seeds=list(range(seeds)), fixes=["workers", "big_batch"], times=times,
+                    no_ops=no_ops or {})
+
+
+def test_no_op_rows_are_marked_as_a_b_checks_and_harm_is_a_lead_to_confirm() -> None:
+    a = _stack_table({"big_batch": "the naive batch"})
+    text = str(a)
+    assert text.count("(no-op here: an extra A/A check)") == 2 and "no-op here: big_batch: the naive batch" in text
+    assert a.to_confirm() == ["workers"]  # the removed row that said "slower"; the no-op is never a lead
+    assert [r["no_op"] for r in a.to_dict()["rows"]] == [False, False, True, True]
+    assert a.to_dict()["no_ops"] == {"big_batch": "the naive batch"}
+    assert _stack_table().to_confirm() == ["workers"]
+
+
+def test_the_table_note_says_how_many_chance_verdicts_to_expect() -> None:
+    a = _stack_table()
+    assert a.expected_false() == pytest.approx(0.05)
+    note = a.table_note()
+    assert "4 rows, each interval at 98.75 %" in note
+    assert "at most 0.05 chance verdicts expected in the whole table (0.2 if each row were at 95 %)" in note
+
+
+def test_confirm_removed_reruns_one_row_on_fresh_seeds(monkeypatch) -> None:  # noqa: ANN001
+    calls = []
+
+    def fake(stack, prepared, *, seed, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        calls.append((stack.name, seed))
+        t = (1.0 if "workers" not in stack else 1.5) * (1 + 0.01 * seed % 3)
+        return speedrun.RunResult(stack.name, seed, 0.5, t, 0.6, 0.6, 10, 320)
+
+    monkeypatch.setattr(speedrun, "run_once", fake)
+    c = ablation.confirm_removed(None, "workers", seeds=range(100, 106), progress=False)
+    assert {s for _, s in calls} == set(range(100, 106)) and len(calls) == 18
+    assert {n for n, _ in calls} == {FULL, Stack.full(["workers"]).name}
+    assert c.verdict == "slower" and c.speedup == pytest.approx(2 / 3, rel=0.02)  # < 1: having workers harms
+    assert c.names == (Stack.full(["workers"]).name, FULL)
+    with pytest.raises(ValueError, match="unknown fix"):
+        ablation.confirm_removed(None, "ampp", progress=False)

@@ -73,3 +73,10 @@ def test_ddp_scaling_runs_real_ranks(data_dir) -> None:
                                       profile="smoke", timeout=240)
     assert eff is not None and eff.value > 0 and eff.low == eff.high == eff.value
     assert "min-max over 1 alternating rounds" in eff.interval
+
+
+def test_airbench_is_quoted_with_how_its_method_differs() -> None:
+    text = capstone_extras.METHOD_DIFFERENCES
+    for needed in ("fixed 8 epochs", "mean test accuracy of 200 runs", "test set", "leaves out loading the data",
+                   "held out", "test set once", "median over paired seeds", "stricter"):
+        assert needed in text, needed

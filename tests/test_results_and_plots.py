@@ -323,3 +323,12 @@ def test_metric_names_come_from_the_measurement():
         assert labels.is_memory(effect) == (metric != "time"), description
     assert cu.results.Effect is cu.Effect is labels.Effect  # still importable from where it was
     assert cu.report.describe is labels.describe and cu.report.interval_kind is labels.interval_kind
+
+
+def test_a_partial_speed_run_is_kept_but_not_on_the_scoreboard(tmp_path, env):
+    effect = cu.Effect("median time to 62%, stack (1/1 seeds reached it)", 3.0, unit="s", metric="time to target")
+    cu.save("speedrun_cli", env, headline="time_to_target", root=tmp_path, time_to_target=effect, partial=True)
+    assert cu.scoreboard(tmp_path).rows == []
+    cu.save("speedrun_cli", env, headline="time_to_target", root=tmp_path, time_to_target=effect, partial=False)
+    (row,) = cu.scoreboard(tmp_path).rows
+    assert row["claim"].startswith("make speedrun, the capstone's stack")
