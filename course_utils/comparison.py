@@ -218,9 +218,10 @@ class Comparison:
             text = (f"Not resolvable on this hardware: {trick} vs {base} measured {self.speedup:.{d}f}× "
                     f"[{lo:.{d}f}, {hi:.{d}f}], an interval that does not exclude 1{edge}.")
         if self.first_run is not None:
-            text += (f" (This is a rerun: in the first run the control failed, {self.first_run.aa_speedup:.3f}× "
-                     f"[{self.first_run.aa_ci[0]:.3f}, {self.first_run.aa_ci[1]:.3f}], and the trick "
-                     f"measured {self.first_run.speedup:.2f}×.)")
+            why = self.first_run.control_failure() or (
+                f"A/A {self.first_run.aa_speedup:.3f}× [{self.first_run.aa_ci[0]:.3f}, {self.first_run.aa_ci[1]:.3f}]")
+            text += (f" (This is a rerun: in the first run the control failed, {why}; the trick measured "
+                     f"{self.first_run.speedup:.2f}× there.)")
         return text
 
     def _rows(self) -> list[tuple[str, str, str, str]]:

@@ -173,6 +173,10 @@ def numbers(result: Any) -> str:
     names = getattr(result, "names", None)
     arms = f"{names[1]} vs {names[0]}: " if names else ""
     try:
+        steps = list(getattr(result, "steps_ratios", None) or [])
+        if steps and (all(r == 0 for r in steps) or all(math.isinf(r) for r in steps)):
+            never = names[1] if steps[0] == 0 else names[0]
+            return arms + f"{never} never reached the target on any of {len(steps)} seeds (no ratio), {result.verdict}"
         if hasattr(result, "speedup") or hasattr(result, "steps_ratios"):
             text = arms + wording.ratio_text(result)
             if hasattr(result, "steps_ratios") and result.steps_ratios:
@@ -180,7 +184,8 @@ def numbers(result: Any) -> str:
                         f"[{result.step_ci[0]:.3f}, {result.step_ci[1]:.3f}]"
             return text
         if hasattr(result, "rates"):
-            return arms + f"{result.rates[0]:.0%} vs {result.rates[1]:.0%} (p = {result.p_value:.3g}), {result.verdict}"
+            return (f"{result.what}: {names[0]} {result.rates[0]:.0%}, {names[1]} {result.rates[1]:.0%} "
+                    f"(p = {result.p_value:.3g}), {result.verdict}")
     except (TypeError, ValueError, AttributeError, IndexError) as e:  # a record, not a check: never fail a run
         return f"({type(e).__name__}: {e})"
     return arms + str(getattr(result, "verdict", ""))

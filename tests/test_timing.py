@@ -180,7 +180,7 @@ def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
     monkeypatch.setattr(engine, "measure", fake)
     c = cu.compare(work, double_work, rounds=6, num_threads=1, min_round_time=0.0)
     assert calls == [0, 1] and c.first_run is not None and c.first_run.verdict == CONTROL_FAILED
-    assert "This is a rerun" in c.summary()
+    assert "This is a rerun: in the first run the control failed, two identical arms differed" in c.summary()
     d = c.to_dict()
     assert d["first_run"]["verdict"] == CONTROL_FAILED
     assert cu.Comparison.from_dict(d).first_run.verdict == CONTROL_FAILED
