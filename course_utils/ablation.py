@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import forcing
-from .analysis import analyze, range_only
+from .analysis import analyze, medians_warning, range_only
 from .comparison import Comparison, format_level
 from .fixes import FIXES, Stack
 from .progress import progress_bar
@@ -220,8 +220,10 @@ def compare_times(baseline: Sequence[float | None], control: Sequence[float | No
     else:
         c = analyze(a, a2, b, names=names, level=level, rounds_word=word, family=family, ratios=ratios,
                     more="Run more seeds for a narrower interval.")
-    if removed:  # the names run trick first: so do the per-arm figures
+    if removed:  # the names run trick first: so do the per-arm figures (and the warning that reads them)
         c = dataclasses.replace(c, median_s=c.median_s[::-1], cv=c.cv[::-1])
+        c.warnings = [w for w in c.warnings if w not in medians_warning(dataclasses.replace(
+            c, median_s=c.median_s[::-1]))] + medians_warning(c)
     c.method = SEED_METHOD
     c.warnings += notes
     return forcing.apply(c)  # a test run's forced verdict (smoke profile only); c otherwise

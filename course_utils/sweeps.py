@@ -238,8 +238,8 @@ def sweep(
     recorded = {(labels[k] if k != CONTROL_KEY else "A/A control"): v for k, v in m.times.items()}
     result = Sweep(baseline=baseline, comparisons=comparisons, times=recorded,  # type: ignore[arg-type]
                    items=dict(items) if items is not None else None, unit=unit,
-                   first_call_s=dict(m.first_call_s))  # type: ignore[arg-type]
-    if first_run is not None:
+                   first_call_s=dict((first_run[1] if first_run is not None else m).first_call_s))  # type: ignore[arg-type]
+    if first_run is not None:  # its first calls were the cold ones, kept above
         result.first_run = Sweep(baseline=baseline, comparisons=first_run[0], times={}, items=result.items,  # type: ignore[arg-type]
                                  unit=unit, first_call_s=dict(first_run[1].first_call_s))  # type: ignore[arg-type]
     return result

@@ -181,6 +181,7 @@ def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
     c = cu.compare(work, double_work, rounds=6, num_threads=1, min_round_time=0.0)
     assert calls == [0, 1] and c.first_run is not None and c.first_run.verdict == CONTROL_FAILED
     assert "This is a rerun: in the first run the control failed, two identical arms differed" in c.summary()
+    assert c.first_call_s == c.first_run.first_call_s  # the cold first calls were the first run's
     d = c.to_dict()
     assert d["first_run"]["verdict"] == CONTROL_FAILED
     assert cu.Comparison.from_dict(d).first_run.verdict == CONTROL_FAILED
