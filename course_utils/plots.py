@@ -6,6 +6,7 @@ matplotlib is imported inside each function and no global style is set, so impor
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -94,7 +95,9 @@ def plot_speedups(rows: Sequence[tuple[str, float, float, float]], *, ax: Any = 
     else:
         ax.set_title(f"{title}\ngreen: faster, red: slower, grey: not resolvable, orange: control failed",
                      fontsize=10)
-    ax.figure.tight_layout()
+    with warnings.catch_warnings():  # long row labels: saving with bbox_inches="tight" fits them instead
+        warnings.filterwarnings("ignore", message="Tight layout not applied")
+        ax.figure.tight_layout()
     return ax
 
 
