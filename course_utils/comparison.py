@@ -14,7 +14,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import wording
+from . import forcing, wording
 from .stats import CONTROL_FAILED, FASTER, SLOWER, verdict
 from .units import format_seconds
 
@@ -306,6 +306,24 @@ class Comparison:
             kw["first_run"] = cls.from_dict(kw["first_run"])
         return cls(**kw)
 
+    def reversed(self) -> Comparison:
+        """The same rounds read the other way: the trick as the baseline (a tool turned *off* as the trick).
+
+        Every ratio and interval is inverted, the arms' figures swap, and the verdict is recomputed
+        by the course's rule (a smoke-profile test run forces it like any result the engine builds).
+        """
+        inv = lambda lo_hi: None if lo_hi is None else (1 / lo_hi[1], 1 / lo_hi[0])  # noqa: E731
+        out = dataclasses.replace(
+            self, names=self.names[::-1], speedup=1 / self.speedup, ci=inv(self.ci), aa_speedup=1 / self.aa_speedup,
+            aa_ci=inv(self.aa_ci), median_s=self.median_s[::-1], cv=self.cv[::-1],
+            first_call_s=self.first_call_s[::-1], ratios=[1 / r for r in self.ratios],
+            aa_ratios=[1 / r for r in self.aa_ratios], total_ratio=1 / self.total_ratio,
+            carry_over_ci=inv(self.carry_over_ci), carry_over=None if self.carry_over is None else 1 / self.carry_over,
+            first_run=None if self.first_run is None else self.first_run.reversed())
+        out.verdict = verdict(out.ci, out.aa_ci, min_effect=self.min_effect)
+        out.verdict = out.carry_verdict()
+        return forcing.apply(out)
+
     def per_item(self, items: tuple[float, float], unit: str = "example") -> Comparison:
         """The same comparison per item, when the arms process different amounts per call.
 
@@ -331,4 +349,4 @@ class Comparison:
             + total_warning(self.total_ratio * r, ci),
         )
         out.verdict = out.carry_verdict()
-        return out
+        return forcing.apply(out)  # a result the library builds: forced like the others in a smoke test run

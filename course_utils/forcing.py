@@ -83,14 +83,12 @@ def as_verdict(result: Any, verdict: str) -> Any:
     :class:`~course_utils.rates.RateComparison`; anything else is returned as it is. A rate
     comparison reads "faster" as a lower rate, "slower" as a higher one, and has no control.
     """
-    from .comparison import Comparison
-    from .target_comparison import TargetComparison
-
-    if isinstance(result, Comparison):
+    # told apart by their fields: the modules that define them import this one
+    if hasattr(result, "speedup") and hasattr(result, "aa_ci"):  # a Comparison
         return _comparison(result, verdict)
-    if isinstance(result, TargetComparison):
+    if hasattr(result, "steps_ratios") and hasattr(result, "step_ci"):  # a TargetComparison
         return _target(result, verdict)
-    if hasattr(result, "p_value") and hasattr(result, "only_trick"):  # a RateComparison (rates imports this module)
+    if hasattr(result, "p_value") and hasattr(result, "only_trick"):  # a RateComparison
         return _rate(result, verdict)
     return result
 

@@ -163,3 +163,15 @@ def test_any_run_can_log_its_readings_beside_their_numbers(monkeypatch, tmp_path
     page = readings_page(tmp_path / "build", [tmp_path / "solutions" / "01_lr_schedules" / "x.ipynb"])
     assert "## 01_lr_schedules (1 reading)" in page and text in page
     assert "trick vs base: " in page and "the same on 1 and more on 5" in page  # the numbers it read
+
+
+def test_reversed_reads_the_same_rounds_the_other_way(monkeypatch):
+    a = np.full(12, 1e-3) * (1 + 0.01 * np.arange(12))
+    c = cu.analyze(a, a, a * 3.0)  # the trick takes three times as long: slower
+    r = c.reversed()
+    assert c.verdict == "slower" and r.verdict == "faster" and r.names == c.names[::-1]
+    assert r.speedup == pytest.approx(1 / c.speedup) and r.ci == pytest.approx((1 / c.ci[1], 1 / c.ci[0]))
+    assert r.median_s == c.median_s[::-1] and r.reversed().ci == pytest.approx(c.ci)
+    monkeypatch.setenv("COURSE_PROFILE", "smoke")
+    monkeypatch.setenv(forcing.FORCE_ENV, "slower")
+    assert c.reversed().verdict == "slower"  # forced like any result the engine builds
