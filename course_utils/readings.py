@@ -70,13 +70,22 @@ def reading(result: Any, *, not_resolvable: Text, faster: Text | None = None, sl
                         f"TargetComparison, a RateComparison), got {type(result).__name__}")
     kind = result.verdict if result.verdict in (LOWER, HIGHER) else verdict_kind(result.verdict)
     out = _text(texts[kind], result)
-    if forcing.forced() is not None:  # a test run: build every other branch's text too
-        for other in (FASTER, SLOWER, UNRESOLVED, CONTROL_FAILED):
-            copy = forcing.as_verdict(result, other)
-            other_kind = copy.verdict if copy.verdict in (LOWER, HIGHER) else verdict_kind(copy.verdict)
-            _text(texts[other_kind], copy)
-    forcing.log_reading(result, kind, out)  # only when a log is asked for
+    if forcing.forced() is not None and not _BUILDING:  # a test run: build every other branch's text too
+        _BUILDING.append(True)  # readings nested in those branches are built, not printed: no log
+        try:
+            for other in (FASTER, SLOWER, UNRESOLVED, CONTROL_FAILED):
+                copy = forcing.as_verdict(result, other)
+                other_kind = copy.verdict if copy.verdict in (LOWER, HIGHER) else verdict_kind(copy.verdict)
+                _text(texts[other_kind], copy)
+        finally:
+            _BUILDING.clear()
+    if not _BUILDING:
+        forcing.log_reading(result, kind, out)  # only when a log is asked for
     return out
+
+
+#: Non-empty while a forced test run builds the branches it does not print.
+_BUILDING: list[bool] = []
 
 
 def _text(chosen: Text, result: Any) -> str:

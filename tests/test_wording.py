@@ -175,3 +175,17 @@ def test_reversed_reads_the_same_rounds_the_other_way(monkeypatch):
     monkeypatch.setenv("COURSE_PROFILE", "smoke")
     monkeypatch.setenv(forcing.FORCE_ENV, "slower")
     assert c.reversed().verdict == "slower"  # forced like any result the engine builds
+
+
+def test_a_reading_nested_in_a_branch_not_printed_is_not_logged(monkeypatch, tmp_path):
+    monkeypatch.setenv("COURSE_PROFILE", "smoke")
+    monkeypatch.setenv(forcing.FORCE_ENV, "faster")
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv(forcing.FORCE_LOG_ENV, str(log))
+    a = np.full(12, 1e-3)
+    c = forcing.apply(cu.analyze(a, a, a))
+    inner = dict(faster="inner faster", slower="inner slower", not_resolvable="inner n", control_failed="inner c")
+    text = cu.reading(c, faster="outer faster", slower=lambda r: "outer slower; " + cu.reading(c, **inner),
+                      not_resolvable="n", control_failed="c")
+    assert text == "outer faster"
+    assert [json.loads(x)["text"] for x in log.read_text().splitlines()] == ["outer faster"]
