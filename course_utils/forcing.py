@@ -13,13 +13,12 @@ While a verdict is forced, :func:`~course_utils.readings.reading` also builds ev
 verdict's text (from a copy of the result forced to that verdict), so that a branch that
 cannot be formatted fails in the same run, and it writes each reading it printed to the file
 named by ``COURSE_FORCE_LOG`` (one JSON line: the forced verdict, the verdict the reading
-chose, its text), which ``tests/test_forced_verdicts.py`` checks against the executed notebook.
+chose, its text), which ``tests/test_lesson_runs.py`` checks against the executed notebook.
 Nothing happens on import.
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import math
@@ -47,8 +46,9 @@ NOTE = (f"forced verdict ({FORCE_ENV}, smoke profile): the verdict and its numbe
 
 
 def _smoke() -> bool:
-    profile = os.environ.get("COURSE_PROFILE", "").strip()
-    return profile == "smoke" or (not profile and bool(os.environ.get("NBGRADER_EXECUTION")))
+    from .env import get_profile  # the course's one rule for the profile
+
+    return get_profile() == "smoke"
 
 
 def forced() -> str | None:
@@ -105,9 +105,7 @@ def _comparison(c: Any, verdict: str) -> Any:
     speed, ci = _factor(verdict)
     base = c.median_s[0] if math.isfinite(c.median_s[0]) and c.median_s[0] > 0 else 1e-3
     aa = (1.3, (1.2, 1.5)) if verdict == CONTROL_FAILED else (1.0, (0.95, 1.05))
-    first = copy.copy(c.first_run)
-    if first is not None:
-        first = _comparison(first, verdict)
+    first = None if c.first_run is None else _comparison(c.first_run, verdict)
     return dataclasses.replace(
         c, speedup=speed, ci=ci, aa_speedup=aa[0], aa_ci=aa[1], verdict=verdict, median_s=(base, base / speed),
         ratios=[speed] * max(len(c.ratios), 1), aa_ratios=[aa[0]] * max(len(c.aa_ratios), 1), total_ratio=speed,
