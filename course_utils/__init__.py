@@ -90,9 +90,19 @@ from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, plot_waterfall, verdict_color
 from .processes import ProcessRuns, in_processes
 from .profiling import flop_count, op_counts, profile_table
+from .properties import (
+    NORMS,
+    assert_follows_device,
+    assert_follows_dtype,
+    assert_keeps_no_graph,
+    assert_no_mutation,
+    assert_syncs_at_most,
+    nested,
+)
 from .rates import Rate, RateComparison, binomial_ci, compare_rates, diverged, rate
 from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
+from .restores import assert_restores
 from .results import CLAIMS, Effect, references, save
 from .script import stepper
 from .speedrun import RunResult, prepare, run_once
@@ -132,4 +142,7 @@ __all__ = [
     "stats", "steps_to_target", "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic",
     "TargetComparison", "TargetResult", "Timing", "timing", "torchrun", "train", "train_step", "training",
     "units", "verdict_color", "worker_counts", "write_image_folder",
+    # property checks for test cells (course_utils.properties, course_utils.restores)
+    "assert_follows_device", "assert_follows_dtype", "assert_keeps_no_graph", "assert_no_mutation",
+    "assert_restores", "assert_syncs_at_most", "nested", "NORMS",
 ]

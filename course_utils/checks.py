@@ -21,6 +21,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from .opwatch import OpWatch
+
 __all__ = ["Calls", "assert_close", "assert_grads_close", "norm_error", "rel_error", "spy"]
 
 #: What :func:`spy` can watch: a function (or method, ``functools.partial``, builtin such as
@@ -189,6 +191,9 @@ def _default_name(obj: Any) -> str:
 
 def _codes(target: Target, name: str | None) -> Iterator[tuple[str, CodeType | Callable[..., Any]]]:
     """(name, code object or builtin) for each thing to watch in ``target``."""
+    if isinstance(target, str) and target.startswith("aten::"):
+        yield name or target, target  # an operator pattern: watched by OpWatch
+        return
     if isinstance(target, str):
         name, target = name or target, _resolve(target)
     if isinstance(target, ModuleType):
@@ -221,6 +226,10 @@ def spy(*targets: Target | Mapping[str, Target], **named: Target) -> Iterator[Ca
             name; or mappings from a name of your choice to a target.
         **named: targets under the names given, e.g. ``yours=choose_amp_dtype``.
 
+    An ``"aten::<op>"`` target (``fnmatch`` patterns allowed: ``"aten::_scaled_dot_product*"``) is
+    an operator, seen however it is reached: through its Python API, ``torch.ops.aten`` or a
+    cached ``torch._C`` function (:class:`~course_utils.opwatch.OpWatch`).
+
     Yields:
         A :class:`Calls` record, filled while the block runs.
 
@@ -242,7 +251,8 @@ def spy(*targets: Target | Mapping[str, Target], **named: Target) -> Iterator[Ca
     for name, t in named.items():
         watch += _codes(t, name)
     codes = {c: n for n, c in watch if isinstance(c, CodeType)}
-    builtins = {id(c): n for n, c in watch if not isinstance(c, CodeType)}
+    ops = {n: c for n, c in watch if isinstance(c, str)}
+    builtins = {id(c): n for n, c in watch if not isinstance(c, (CodeType, str))}
     record = Calls(list(dict.fromkeys(n for n, _ in watch)))
     previous = sys.getprofile()
 
@@ -259,6 +269,10 @@ def spy(*targets: Target | Mapping[str, Target], **named: Target) -> Iterator[Ca
     profiler._course_spy = True  # type: ignore[attr-defined]
     sys.setprofile(profiler)
     try:
-        yield record
+        if ops:
+            with OpWatch(ops, record.calls):
+                yield record
+        else:
+            yield record
     finally:
         sys.setprofile(previous)
