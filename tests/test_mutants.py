@@ -15,7 +15,6 @@ import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -36,22 +35,15 @@ def exercises(lesson: str) -> list[str]:
             if re.fullmatch(r"ex\d+_answer", g)]
 
 
-def _run(lesson: str) -> list[dict]:
-    env = {**os.environ, "COURSE_PROFILE": "smoke", "COURSE_DATASET": "digits", "COURSE_OFFLINE": "1",
-           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
-    done = subprocess.run([sys.executable, str(ROOT / "tests" / "mutants" / "run.py"), lesson, "--json"],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
-    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode not in (0, 1) or not rows:
-        rows.append({"lesson": lesson, "exercise": "-", "file": "(the runner)", "expect": "pass", "passed": False,
-                     "message": done.stderr[-1500:]})
-    return rows
-
-
 @pytest.fixture(scope="session")
 def outcomes() -> dict[tuple[str, str], dict]:
-    with ThreadPoolExecutor(JOBS) as pool:
-        rows = [r for rs in pool.map(_run, LESSONS) for r in rs]
+    """Every lesson's variants, in one runner process that imports torch once and forks a child per lesson."""
+    env = {**os.environ, "COURSE_PROFILE": "smoke", "COURSE_DATASET": "digits", "COURSE_OFFLINE": "1",
+           "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg"}
+    done = subprocess.run([sys.executable, str(ROOT / "tests" / "mutants" / "run.py"), *LESSONS, "--json",
+                           "--jobs", str(JOBS)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    rows = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    assert rows and done.returncode in (0, 1), f"the runner failed: {done.stderr[-2000:]}"
     return {(r["lesson"], r["file"] if r["file"] != "solution" else f"{r['exercise']}_solution"): r for r in rows}
 
 

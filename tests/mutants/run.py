@@ -21,6 +21,7 @@ that breaks global state (anomaly mode left on, the garbage collector off) break
 
     python tests/mutants/run.py 13_debug_tools_off            # a table, exit 1 on any surprise
     python tests/mutants/run.py 13_debug_tools_off --json     # one JSON object per variant
+    python tests/mutants/run.py 00_measuring 01_lr_schedules --jobs 2   # lessons in forked children
 
 Run in the smoke profile on one thread (``tests/test_mutants.py`` sets both).
 """
@@ -226,29 +227,73 @@ def run_lesson(lesson: str, only: str | None = None, root: Path = HERE) -> list[
     return outcomes
 
 
+def _lesson_child(lesson: str, only: str | None, root: Path, out: Path) -> None:
+    """In a child forked per lesson: run it, write its outcomes as JSON lines to ``out``, exit."""
+    sys.stdout = sys.stderr = io.StringIO()  # the lesson's own prints and warnings stay out of the report
+    try:
+        rows = [asdict(o) for o in run_lesson(lesson, only, root)]
+    except BaseException as e:  # noqa: BLE001 - reported as the lesson's failure
+        rows = [asdict(Outcome(lesson, "-", "(the runner)", "pass", False, type(e).__name__,
+                               f"{e} | {traceback.format_exc()[-1500:]}"))]
+    out.write_text("\n".join(json.dumps(r) for r in rows))
+
+
+def run_lessons(lessons: list[str], only: str | None = None, root: Path = HERE, jobs: int = 2) -> list[dict[str, Any]]:
+    """Several lessons, ``jobs`` at a time, each in a child forked from this process (torch is imported once)."""
+    import tempfile
+
+    import nbformat  # noqa: F401 - imported once, before the forks
+    import torch  # noqa: F401
+    from IPython.core.inputtransformer2 import TransformerManager  # noqa: F401
+
+    import course_utils  # noqa: F401
+
+    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
+        files = {lesson: Path(tmp) / f"{lesson}.jsonl" for lesson in lessons}
+        waiting, running = list(lessons), 0
+        while waiting or running:
+            if waiting and running < jobs:
+                lesson = waiting.pop(0)
+                sys.stdout.flush()
+                if os.fork() == 0:
+                    try:
+                        _lesson_child(lesson, only, root, files[lesson])
+                    finally:
+                        os._exit(0)
+                running += 1
+                continue
+            os.wait()
+            running -= 1
+        rows = []
+        for lesson, path in files.items():
+            text = path.read_text() if path.exists() else ""
+            rows += [json.loads(line) for line in text.splitlines()] or [asdict(Outcome(
+                lesson, "-", "(the runner)", "pass", False, "crash", "the lesson's process died"))]
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: run one lesson's variants, print a table (or JSON lines); exit 1 on a surprise."""
+    """Command line: run lessons' variants, print a table (or JSON lines); exit 1 on a surprise."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("lesson", help="a folder of solutions/, e.g. 13_debug_tools_off")
+    parser.add_argument("lessons", nargs="+", help="folders of solutions/, e.g. 13_debug_tools_off")
     parser.add_argument("--exercise", help="only this exercise, e.g. ex2")
     parser.add_argument("--json", action="store_true", help="one JSON object per variant")
     parser.add_argument("--dir", type=Path, default=HERE, help="where the lesson folders of variants are")
+    parser.add_argument("--jobs", type=int, default=2, help="lessons at once")
     args = parser.parse_args(argv)
     os.environ.setdefault("COURSE_PROFILE", "smoke")
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.path.insert(0, str(ROOT))
-    real_stdout = sys.stdout
-    if args.json:
-        sys.stdout = io.StringIO()  # the lesson's own prints stay out of the JSON
-    outcomes = run_lesson(args.lesson, args.exercise, args.dir)
-    sys.stdout = real_stdout
-    for o in outcomes:
+    rows = run_lessons(args.lessons, args.exercise, args.dir, args.jobs)
+    for r in rows:
+        o = Outcome(**r)
         if args.json:
-            print(json.dumps(asdict(o)))
+            print(json.dumps(r))
         else:
             mark = "ok " if o.ok else "BAD"
-            print(f"{mark} {o.file:<40} {'passed' if o.passed else 'failed'} {o.seconds:6.1f}s  {o.message[:150]}")
-    return 0 if all(o.ok for o in outcomes) else 1
+            print(f"{mark} {o.lesson[:2]} {o.file:<40} {'passed' if o.passed else 'failed'} {o.seconds:6.1f}s  "
+                  f"{o.message[:150]}")
+    return 0 if all(Outcome(**r).ok for r in rows) else 1
 
 
 if __name__ == "__main__":
