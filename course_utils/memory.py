@@ -80,7 +80,9 @@ def saved_tensors(
         key = _storage_key(t)
         nbytes = t.untyped_storage().nbytes()
         (skipped if key in excluded else seen)[key] = nbytes
-        return t
+        # detached: a tensor saved as its own op's output (ReLU, tanh) that the hook kept as itself would
+        # hold its grad_fn, which holds it: a cycle that keeps every such graph alive after the step
+        return t.detach()
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         fn()
