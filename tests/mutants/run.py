@@ -244,6 +244,7 @@ def run_lessons(lessons: list[str], only: str | None = None, root: Path = HERE, 
 
     import nbformat  # noqa: F401 - imported once, before the forks
     import torch  # noqa: F401
+    import torch._dynamo  # noqa: F401 - a TorchFunctionMode (cu.spy's "aten::" targets) imports it on first use: ~3 s
     from IPython.core.inputtransformer2 import TransformerManager  # noqa: F401
 
     import course_utils  # noqa: F401

@@ -1,0 +1,18 @@
+# kind: inputs
+# why: counts the interval outward from the middle index n // 2, right for odd n only
+def median_interval(values, level=0.95):
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be strictly between 0 and 1, got {level}")
+    x = sorted(float(v) for v in values)
+    n = len(x)
+
+    def coverage(k):
+        return 1.0 - 2.0 * sum(math.comb(n, i) for i in range(k)) / 2.0**n
+
+    if n == 0 or coverage(1) < level:
+        raise ValueError(f"{n} values are too few for a {level:.0%} interval")
+    k = 1
+    while coverage(k + 1) >= level:
+        k += 1
+    mid, half = n // 2, n // 2 - (k - 1)
+    return x[mid - half], x[min(mid + half, n - 1)]

@@ -1,0 +1,17 @@
+# kind: logic
+# why: the coverage counts one tail only (1 - P(B <= k-1) instead of 1 - 2·P(B <= k-1)), so k is too large
+def median_interval(values, level=0.95):
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be strictly between 0 and 1, got {level}")
+    x = sorted(float(v) for v in values)
+    n = len(x)
+
+    def coverage(k):
+        return 1.0 - sum(math.comb(n, i) for i in range(k)) / 2.0**n
+
+    if n == 0 or coverage(1) < level:
+        raise ValueError(f"{n} values are too few for a {level:.0%} interval")
+    k = 1
+    while coverage(k + 1) >= level and k + 1 <= n // 2:
+        k += 1
+    return x[k - 1], x[n - k]

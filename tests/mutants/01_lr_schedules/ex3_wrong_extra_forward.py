@@ -1,0 +1,33 @@
+# kind: work
+# why: runs an extra forward pass each step to read the loss before cu.train_step, doubling the forward work
+# fails-with: extra forward pass
+import math
+
+import torch
+from torch.nn import functional as F
+
+import course_utils as cu
+
+
+def lr_range_test(make_model, data, *, min_lr, max_lr, steps, batch_size=64, seed=0):
+    cu.seed_everything(seed)
+    model = make_model().to(data.X_train.device).train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=min_lr, momentum=0.9)
+    stream = cu.batches(data.X_train, data.y_train, batch_size, seed=seed)
+    lrs, losses, avg, best = [], [], 0.0, math.inf
+    for i in range(steps):
+        lr = min_lr * (max_lr / min_lr) ** (i / (steps - 1))
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        X, y = next(stream)
+        with torch.no_grad():
+            loss = F.cross_entropy(model(X), y).item()
+        cu.train_step(model, (X, y), optimizer)
+        avg = 0.9 * avg + 0.1 * loss
+        smoothed = avg / (1 - 0.9 ** (i + 1))
+        if not math.isfinite(smoothed) or smoothed > 4 * best:
+            break
+        best = min(best, smoothed)
+        lrs.append(float(lr))
+        losses.append(float(smoothed))
+    return lrs, losses, suggest_lr(lrs, losses)

@@ -1,0 +1,27 @@
+# kind: validation
+# why: stops only on "more than 4x the best": a NaN or infinite loss compares False and is recorded
+# fails-with: not finite
+import math
+
+import torch
+
+import course_utils as cu
+
+
+def lr_range_test(make_model, data, *, min_lr, max_lr, steps, batch_size=64, seed=0):
+    cu.seed_everything(seed)
+    model = make_model().to(data.X_train.device).train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=min_lr, momentum=0.9)
+    stream = cu.batches(data.X_train, data.y_train, batch_size, seed=seed)
+    lrs, losses, avg = [], [], 0.0
+    for i in range(steps):
+        lr = min_lr * (max_lr / min_lr) ** (i / (steps - 1))
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        avg = 0.9 * avg + 0.1 * cu.train_step(model, next(stream), optimizer).item()
+        smoothed = avg / (1 - 0.9 ** (i + 1))
+        if losses and smoothed > 4 * min(losses):
+            break
+        lrs.append(float(lr))
+        losses.append(float(smoothed))
+    return lrs, losses, suggest_lr(lrs, losses)

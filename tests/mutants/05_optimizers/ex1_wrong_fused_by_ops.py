@@ -1,0 +1,34 @@
+# kind: spy
+# why: calls the fused AdamW kernel through torch.ops.aten instead of writing the update
+# fails-with: fused|re-implements|write the update
+import math
+
+import torch
+
+
+class MyAdamW(torch.optim.Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay})
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state["step"] = torch.zeros((), dtype=torch.float32, device=p.device)
+                    state["exp_avg"] = torch.zeros_like(p)
+                    state["exp_avg_sq"] = torch.zeros_like(p)
+                state["step"] += 1
+                torch.ops.aten._fused_adamw_([p], [p.grad], [state["exp_avg"]], [state["exp_avg_sq"]], [],
+                                             [state["step"]], lr=group["lr"], beta1=beta1, beta2=beta2,
+                                             weight_decay=group["weight_decay"], eps=group["eps"], amsgrad=False,
+                                             maximize=False)
+        return loss

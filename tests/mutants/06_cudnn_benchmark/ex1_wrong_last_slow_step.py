@@ -1,0 +1,14 @@
+# kind: logic
+# why: the step after the last slow one, so a late spike after steady steps is read as warm-up
+# fails-with: first steady step|late spike
+def warmup_end(times, tol: float = 0.25) -> int:
+    values = [float(t) for t in times]
+    if len(values) < 2:
+        raise ValueError("need at least 2 step times")
+    if not all(math.isfinite(t) and t > 0 for t in values):
+        raise ValueError("every step time must be a finite number > 0")
+    if tol < 0:
+        raise ValueError("tol must be >= 0")
+    limit = (1 + tol) * statistics.median(values[len(values) // 2:])
+    slow = [i for i, t in enumerate(values) if t > limit]
+    return slow[-1] + 1 if slow else 0

@@ -1,0 +1,12 @@
+# kind: state
+# why: restores the state after the yield without try/finally, so a block that raises leaves anomaly mode on
+# fails-with: finally
+@contextlib.contextmanager
+def debug_tools(anomaly: bool = True, check_nan: bool = True, grad_enabled: bool | None = None) -> Iterator[None]:
+    was = (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled(), torch.is_grad_enabled())
+    torch.autograd.set_detect_anomaly(anomaly, check_nan=check_nan)
+    if grad_enabled is not None:
+        torch.set_grad_enabled(grad_enabled)
+    yield
+    torch.set_grad_enabled(was[2])
+    torch.autograd.set_detect_anomaly(was[0], check_nan=was[1])

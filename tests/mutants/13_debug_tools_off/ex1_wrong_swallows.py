@@ -1,0 +1,15 @@
+# kind: logic
+# why: catches the block's exception to restore the state and never re-raises it
+# fails-with: swallowed|propagate
+@contextlib.contextmanager
+def debug_tools(anomaly: bool = True, check_nan: bool = True, grad_enabled: bool | None = None) -> Iterator[None]:
+    was = (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled(), torch.is_grad_enabled())
+    torch.autograd.set_detect_anomaly(anomaly, check_nan=check_nan)
+    if grad_enabled is not None:
+        torch.set_grad_enabled(grad_enabled)
+    try:
+        yield
+    except Exception as e:
+        print(f"debug_tools: the block raised {e!r}")
+    torch.set_grad_enabled(was[2])
+    torch.autograd.set_detect_anomaly(was[0], check_nan=was[1])

@@ -1,0 +1,25 @@
+# kind: structure
+# why: hooks only the model's direct children, so a culprit nested deeper is reported as its parent
+# fails-with: nested|1\.1\.2
+def first_nonfinite(model: nn.Module, *inputs) -> str | None:
+    if any(isinstance(x, torch.Tensor) and not torch.isfinite(x).all() for x in inputs):
+        return "<input>"
+
+    def bad(out) -> bool:
+        if isinstance(out, torch.Tensor):
+            return not bool(torch.isfinite(out).all())
+        if isinstance(out, (tuple, list)):
+            return any(bad(o) for o in out)
+        return False
+
+    found, handles = [], []
+    try:
+        for name, module in [("", model), *model.named_children()]:
+            handles.append(module.register_forward_hook(
+                lambda m, args, out, name=name: found.append(name) if not found and bad(out) else None))
+        with torch.no_grad():
+            model(*inputs)
+    finally:
+        for h in handles:
+            h.remove()
+    return found[0] if found else None

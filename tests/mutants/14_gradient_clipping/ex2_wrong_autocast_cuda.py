@@ -1,0 +1,21 @@
+# kind: device
+# why: autocast on a hard-coded "cuda" device type instead of the batch's, so on a CPU the forward pass runs without autocast
+# fails-with: autocast
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def clipped_amp_step(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor], optimizer: torch.optim.Optimizer,
+                     *, scaler: torch.amp.GradScaler, max_norm: float,
+                     amp_dtype: torch.dtype | None = None) -> torch.Tensor:
+    X, y = batch
+    optimizer.zero_grad()
+    with torch.autocast("cuda", dtype=amp_dtype, enabled=amp_dtype is not None and torch.cuda.is_available()):
+        loss = F.cross_entropy(model(X), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach()

@@ -1,0 +1,20 @@
+# kind: logic
+# why: clips at a fixed 1.0 instead of the max_norm argument
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+def clipped_amp_step(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor], optimizer: torch.optim.Optimizer,
+                     *, scaler: torch.amp.GradScaler, max_norm: float,
+                     amp_dtype: torch.dtype | None = None) -> torch.Tensor:
+    X, y = batch
+    optimizer.zero_grad()
+    with torch.autocast(X.device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
+        loss = F.cross_entropy(model(X), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.detach()
