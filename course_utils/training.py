@@ -90,8 +90,12 @@ def train_step(
 
 def evaluate(model: nn.Module, X: torch.Tensor, y: torch.Tensor, *, batch_size: int = 1024,
              amp_dtype: torch.dtype | None = None) -> float:
-    """Accuracy of ``model`` on ``(X, y)`` under ``inference_mode``; the training mode is restored."""
-    was_training = model.training
+    """Accuracy of ``model`` on ``(X, y)`` under ``inference_mode``; every module's train/eval flag is restored.
+
+    Every flag, not only the top one: a training model may hold a submodule frozen in eval mode
+    (a BatchNorm kept at its running statistics), which ``model.train(was_training)`` would unfreeze.
+    """
+    was_training = [(m, m.training) for m in model.modules()]
     model.eval()
     correct = torch.zeros((), dtype=torch.long, device=X.device)
     try:
@@ -99,7 +103,8 @@ def evaluate(model: nn.Module, X: torch.Tensor, y: torch.Tensor, *, batch_size: 
             for i in range(0, len(X), batch_size):
                 correct += (model(X[i:i + batch_size]).argmax(1) == y[i:i + batch_size]).sum()
     finally:
-        model.train(was_training)
+        for m, flag in was_training:
+            m.training = flag
     return correct.item() / len(X)
 
 

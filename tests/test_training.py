@@ -63,6 +63,15 @@ def test_evaluate_uses_inference_mode_and_restores_the_mode(digits):
     assert seen and all(inf and not training for inf, training in seen)
 
 
+def test_evaluate_restores_every_modules_flag(digits):
+    model = mlp()
+    model.train()
+    frozen = list(model.modules())[1]
+    frozen.eval()  # a submodule the caller froze in eval mode (a BatchNorm at its running statistics)
+    cu.evaluate(model, digits.X_test, digits.y_test, batch_size=100)
+    assert model.training and not frozen.training, "evaluate must put back every module's flag, not only the top's"
+
+
 def test_train_learns_digits_and_records_history(digits):
     torch.manual_seed(0)
     hist = cu.train(mlp(), digits, steps=150, batch_size=64, lr=0.1, eval_every=50, progress=False,

@@ -144,6 +144,11 @@ def _child(ns: dict[str, Any], cells: list[tuple[str, str]], write: int) -> None
     signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError(f"over {TIMEOUT_S} s")))
     signal.alarm(TIMEOUT_S)
     try:
+        import torch
+
+        # a fresh intra-op thread pool in the child: after a Dynamo trace in the parent, forked autograd
+        # threads otherwise race on the inherited one and abort the process (about 1 fork in 20)
+        torch.set_num_threads(torch.get_num_threads())
         for name, code in cells:
             _run(code, name, ns)
     except BaseException as e:  # noqa: BLE001 - any failure of a test cell fails the variant
