@@ -68,7 +68,17 @@ STATE: dict[str, tuple[str, Callable[[Sequence[nn.Module]], Any], Callable[[Sequ
     "requires_grad": ("the parameters' requires_grad flags",
                       lambda ms: [(n, p.requires_grad) for top in ms for n, p in top.named_parameters()],
                       _flip_requires_grad),
+    "autocast": ("autocast (torch.is_autocast_enabled and its dtype, on the CPU and CUDA)",
+                 lambda _: _autocast(), None),
 }
+
+_AUTOCAST_DEVICES = ("cpu", "cuda")
+
+
+def _autocast() -> list[tuple[str, bool, torch.dtype]]:
+    if not hasattr(torch, "get_autocast_dtype"):  # torch < 2.4: the per-device API is missing
+        return []
+    return [(d, torch.is_autocast_enabled(d), torch.get_autocast_dtype(d)) for d in _AUTOCAST_DEVICES]
 
 
 def _snapshot(keys: Sequence[str], modules: Sequence[nn.Module]) -> dict[str, Any]:
@@ -88,7 +98,7 @@ def _kept(keys: Sequence[str], modules: Sequence[nn.Module]) -> Iterator[None]:
     """Put every global setting in ``keys`` and the modules back as they were, whatever the block did."""
     saved = (torch.is_grad_enabled(), torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled(),
              gc.isenabled(), torch.get_rng_state(), random.getstate(), torch.get_num_threads(),
-             torch.get_default_dtype())
+             torch.get_default_dtype(), _autocast())
     mods = [(m, m.training, {d: dict(getattr(m, d)) for d in _HOOK_DICTS}) for top in modules for m in top.modules()]
     grads = [(p, p.requires_grad) for top in modules for p in top.parameters()]
     try:
@@ -101,6 +111,9 @@ def _kept(keys: Sequence[str], modules: Sequence[nn.Module]) -> Iterator[None]:
         random.setstate(saved[5])
         torch.set_num_threads(saved[6])
         torch.set_default_dtype(saved[7])
+        for device, enabled, dtype in saved[8]:
+            torch.set_autocast_enabled(device, enabled)
+            torch.set_autocast_dtype(device, dtype)
         for m, training, hooks in mods:
             m.training = training
             for d, h in hooks.items():

@@ -82,14 +82,15 @@ def test_restores_catches_a_reset_to_the_default_and_a_missing_finally(wrong, ne
     ("rng", lambda: torch.rand(1)),
     ("threads", lambda: torch.set_num_threads(1)),
     ("dtype", lambda: torch.set_default_dtype(torch.float32)),
+    ("autocast", lambda: torch.autocast("cpu", dtype=torch.bfloat16).__enter__()),  # entered, never left
 ])
 def test_restores_catches_each_global_setting(key, wrong):
     before = (gc.isenabled(), torch.is_grad_enabled(), torch.is_anomaly_enabled(), torch.get_num_threads(),
-              torch.get_default_dtype())
+              torch.get_default_dtype(), torch.is_autocast_enabled("cpu"))
     with pytest.raises(AssertionError, match="not as before"):
         cu.assert_restores(wrong, state=(key,))
     assert before == (gc.isenabled(), torch.is_grad_enabled(), torch.is_anomaly_enabled(), torch.get_num_threads(),
-                      torch.get_default_dtype()), "the check must put every setting back"
+                      torch.get_default_dtype(), torch.is_autocast_enabled("cpu")), "the check must put settings back"
 
 
 def test_restores_catches_cleared_caller_hooks_and_requires_grad():
