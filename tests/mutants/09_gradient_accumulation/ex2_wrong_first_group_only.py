@@ -1,0 +1,20 @@
+# kind: structure
+# why: clears the gradients of optimizer.param_groups[0] only; a second group (biases without weight decay) keeps stale gradients
+# fails-with: (?i)zero the gradients|param_groups|group
+def accumulation_step(model: nn.Module, optimizer: torch.optim.Optimizer, X: torch.Tensor, y: torch.Tensor,
+                      loss_fn: LossFn, micro_batches: int, reduction: str = "mean") -> torch.Tensor:
+    if reduction not in ("mean", "sum"):
+        raise ValueError(f"bad reduction {reduction!r}")
+    if not 1 <= micro_batches <= len(X):
+        raise ValueError(f"bad micro_batches {micro_batches}")
+    for p in optimizer.param_groups[0]["params"]:
+        p.grad = None
+    total = None
+    for xb, yb in zip(torch.tensor_split(X, micro_batches), torch.tensor_split(y, micro_batches)):
+        loss = loss_fn(model(xb), yb)
+        if reduction == "mean":
+            loss = loss * (len(xb) / len(X))
+        loss.backward()
+        total = loss.detach() if total is None else total + loss.detach()
+    optimizer.step()
+    return total
