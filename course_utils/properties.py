@@ -110,14 +110,22 @@ def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 def assert_no_mutation(fn: Callable[..., Any], *args: Any, views_ok: bool = False,
                        name: str = "your function", **kwargs: Any) -> Any:
-    """Call ``fn``; its tensor arguments (also inside lists, dicts and modules) must be unchanged after it.
+    """Call ``fn``; its arguments must be unchanged after it: tensors, lists, dicts, NumPy arrays.
+
+    Tensors are found inside lists, dicts and modules too; a list sorted in place or a NumPy
+    array's view sorted fails.
 
     Unless ``views_ok``, no output tensor may share memory with an input (a view or the input
     itself returned: the caller's later change to one changes the other). Returns ``fn``'s output.
     """
     inputs = tensors_in(list(args) + list(kwargs.values()))
     copies = [t.detach().clone() for t in inputs]
+    plain = [(k, v, _plain_copy(v)) for k, v in [*enumerate(args), *kwargs.items()]]
     out = fn(*args, **kwargs)
+    for key, value, before in plain:
+        if before is not _UNCOPIED and not _plain_equal(value, before):
+            raise AssertionError(f"{name} changed its argument {key!r} ({type(value).__name__}) in place: work on a "
+                                 "copy (sorted(x), list(x), x.copy()); the caller still needs the original")
     for i, (t, c) in enumerate(zip(inputs, copies)):
         if not _same(t.detach(), c):
             raise AssertionError(f"{name} changed its input (tensor {i} of the arguments, shape {tuple(t.shape)}): "
@@ -129,6 +137,30 @@ def assert_no_mutation(fn: Callable[..., Any], *args: Any, views_ok: bool = Fals
                 raise AssertionError(f"{name} returned its input (or a view of it) instead of a new tensor: "
                                      "the caller's next change to one would change the other; return a new tensor")
     return out
+
+
+_UNCOPIED = object()
+
+
+def _plain_copy(value: Any) -> Any:
+    """A deep copy of a list, tuple, dict or NumPy array without tensors in it; else a marker (checked as tensors)."""
+    if isinstance(value, (list, tuple, dict)) and not tensors_in(value) or type(value).__module__ == "numpy":
+        try:
+            return copy.deepcopy(value)
+        except Exception:  # noqa: BLE001 - what cannot be copied is not compared
+            return _UNCOPIED
+    return _UNCOPIED
+
+
+def _plain_equal(a: Any, b: Any) -> bool:
+    if type(a).__module__ == "numpy":
+        import numpy as np
+
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")) if hasattr(a, "dtype") else a == b
+    try:
+        return bool(a == b) or repr(a) == repr(b)  # NaNs compare unequal to themselves; their repr does not
+    except Exception:  # noqa: BLE001 - an ambiguous comparison: compare the text
+        return repr(a) == repr(b)
 
 
 def assert_syncs_at_most(call: Callable[[], Any], limit: int, *, device: torch.device | str | None = None,

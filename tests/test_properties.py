@@ -181,6 +181,19 @@ def test_no_mutation():
     cu.assert_no_mutation(lambda t: t.reshape(-1), torch.ones(2, 2), views_ok=True)
 
 
+def test_no_mutation_of_lists_dicts_and_arrays():
+    import numpy as np
+
+    cu.assert_no_mutation(lambda xs, d: sorted(xs)[len(xs) // 2], [3.0, float("nan"), 1.0], {"a": 1})
+    with pytest.raises(AssertionError, match="argument 0 .list. in place"):
+        cu.assert_no_mutation(lambda xs: xs.sort(), [3, 1, 2])
+    with pytest.raises(AssertionError, match="in place"):
+        cu.assert_no_mutation(lambda d: d.pop("a"), {"a": 1})
+    with pytest.raises(AssertionError, match="ndarray"):
+        cu.assert_no_mutation(lambda a: a[:].sort(), np.array([3.0, 1.0, np.nan]))
+    cu.assert_no_mutation(lambda a: np.sort(a), np.array([3.0, 1.0, np.nan]))
+
+
 def test_syncs_at_most():
     m = model()
     cu.assert_syncs_at_most(lambda: torch.stack([p.norm() for p in m.parameters()]).sum().item(), 1)
