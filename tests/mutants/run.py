@@ -187,7 +187,7 @@ def _fork(ns: dict[str, Any], cells: list[tuple[str, str]]) -> dict[str, Any]:
 PROBE = "import torch\n(torch.ones(2, requires_grad=True) * 2).sum().backward()"
 
 
-def run_lesson(lesson: str, only: str | None = None, root: Path = HERE, wrong: bool = True) -> list[Outcome]:
+def run_lesson(lesson: str, only: str | None = None, root: Path = HERE) -> list[Outcome]:
     """Every variant of ``lesson`` (or of one exercise, ``only="ex2"``) against its test cell.
 
     The solution itself runs first at each exercise, as the variant ``solution`` (it must pass:
@@ -213,8 +213,7 @@ def run_lesson(lesson: str, only: str | None = None, root: Path = HERE, wrong: b
             tests = ids.index(f"{ex}_tests")
             between = [(ids[j] or f"cell {j}", code[j].source) for j in range(i + 1, tests + 1)
                        if SKIP_TAG not in code[j].metadata.get("tags", [])]
-            runs = [("solution", cell.source)] + [(p.name, p.read_text()) for p in found.get(ex, [])
-                                                   if wrong or "_wrong_" not in p.name]
+            runs = [("solution", cell.source)] + [(p.name, p.read_text()) for p in found.get(ex, [])]
             for name, source in runs:
                 start = time.perf_counter()
                 report = _fork(ns, [(name, source)] + between)
@@ -233,19 +232,18 @@ def run_lesson(lesson: str, only: str | None = None, root: Path = HERE, wrong: b
     return outcomes
 
 
-def _lesson_child(lesson: str, only: str | None, root: Path, out: Path, wrong: bool = True) -> None:
+def _lesson_child(lesson: str, only: str | None, root: Path, out: Path) -> None:
     """In a child forked per lesson: run it, write its outcomes as JSON lines to ``out``, exit."""
     sys.stdout = sys.stderr = io.StringIO()  # the lesson's own prints and warnings stay out of the report
     try:
-        rows = [asdict(o) for o in run_lesson(lesson, only, root, wrong)]
+        rows = [asdict(o) for o in run_lesson(lesson, only, root)]
     except BaseException as e:  # noqa: BLE001 - reported as the lesson's failure
         rows = [asdict(Outcome(lesson, "-", "(the runner)", "pass", False, type(e).__name__,
                                f"{e} | {traceback.format_exc()[-1500:]}"))]
     out.write_text("\n".join(json.dumps(r) for r in rows))
 
 
-def run_lessons(lessons: list[str], only: str | None = None, root: Path = HERE, jobs: int = 2,
-                skip_wrong: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+def run_lessons(lessons: list[str], only: str | None = None, root: Path = HERE, jobs: int = 2) -> list[dict[str, Any]]:
     """Several lessons, ``jobs`` at a time, each in a child forked from this process (torch is imported once)."""
     import tempfile
 
@@ -265,7 +263,7 @@ def run_lessons(lessons: list[str], only: str | None = None, root: Path = HERE, 
                 sys.stdout.flush()
                 if os.fork() == 0:
                     try:
-                        _lesson_child(lesson, only, root, files[lesson], lesson not in skip_wrong)
+                        _lesson_child(lesson, only, root, files[lesson])
                     finally:
                         os._exit(0)
                 running += 1
@@ -288,13 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per variant")
     parser.add_argument("--dir", type=Path, default=HERE, help="where the lesson folders of variants are")
     parser.add_argument("--jobs", type=int, default=2, help="lessons at once")
-    parser.add_argument("--skip-wrong", nargs="*", default=[], metavar="LESSON",
-                        help="run only the solution and the right answers of these lessons")
     args = parser.parse_args(argv)
     os.environ.setdefault("COURSE_PROFILE", "smoke")
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.path.insert(0, str(ROOT))
-    rows = run_lessons(args.lessons, args.exercise, args.dir, args.jobs, frozenset(args.skip_wrong))
+    rows = run_lessons(args.lessons, args.exercise, args.dir, args.jobs)
     for r in rows:
         o = Outcome(**r)
         if args.json:
