@@ -102,7 +102,7 @@ from .properties import (
 from .rates import Rate, RateComparison, binomial_ci, compare_rates, diverged, rate
 from .readings import check_prediction, reading
 from .report import Scoreboard, scoreboard
-from .restores import assert_restores
+from .restores import assert_restores, restoring
 from .results import CLAIMS, Effect, references, save
 from .script import stepper
 from .speedrun import RunResult, prepare, run_once
@@ -144,5 +144,5 @@ __all__ = [
     "units", "verdict_color", "worker_counts", "write_image_folder",
     # property checks for test cells (course_utils.properties, course_utils.restores)
     "assert_follows_device", "assert_follows_dtype", "assert_keeps_no_graph", "assert_no_mutation",
-    "assert_restores", "assert_syncs_at_most", "nested", "NORMS",
+    "assert_restores", "assert_syncs_at_most", "nested", "NORMS", "restoring",
 ]

@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch import nn
 
-__all__ = ["STATE", "assert_restores"]
+__all__ = ["STATE", "assert_restores", "restoring"]
 
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 
@@ -93,9 +93,17 @@ def _first_difference(before: Any, after: Any) -> str:
     return f"{before} before, {after} after" if len(repr(before)) < 200 else "changed"
 
 
+def restoring(*modules: nn.Module) -> contextlib.AbstractContextManager[None]:
+    """Context manager for a test cell: whatever the block does, put every :data:`STATE` setting back.
+
+    Grad and anomaly mode, gc, the RNGs, threads, the default dtype, autocast, and each module's
+    train/eval flags, hooks and ``requires_grad``; so a failing answer never breaks a later cell.
+    """
+    return _kept(modules)
+
+
 @contextlib.contextmanager
-def _kept(keys: Sequence[str], modules: Sequence[nn.Module]) -> Iterator[None]:
-    """Put every global setting in ``keys`` and the modules back as they were, whatever the block did."""
+def _kept(modules: Sequence[nn.Module]) -> Iterator[None]:
     saved = (torch.is_grad_enabled(), torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled(),
              gc.isenabled(), torch.get_rng_state(), random.getstate(), torch.get_num_threads(),
              torch.get_default_dtype(), _autocast())
@@ -148,7 +156,7 @@ def assert_restores(call: Callable[[], Any], *, state: Sequence[str] = ("grad", 
     flips = [k for k in (state if flip is None else flip) if STATE[k][2] is not None]
     first: Any = None
     for n, start in enumerate([[], flips] if flips else [[]]):
-        with _kept(state, modules):
+        with _kept(modules):
             for k in start:
                 STATE[k][2](modules)  # type: ignore[misc]
             was = f" (when {', '.join(STATE[k][0].split(' (')[0] for k in start)} had been set otherwise before)" \

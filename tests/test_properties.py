@@ -257,3 +257,18 @@ def test_nested_runs_as_the_module_and_hides_it_two_deep():
     depth = {name.count(".") for name, m in box.named_modules() if m is inner[1]}
     assert depth == {4} and sum(1 for _ in box.parameters()) == 4  # registered once
     assert nn.SyncBatchNorm in cu.NORMS and nn.GroupNorm in cu.NORMS
+
+
+def test_restoring_puts_everything_back_after_an_error():
+    m = model()
+    before = (torch.is_grad_enabled(), gc.isenabled(), torch.is_anomaly_enabled(), torch.get_default_dtype())
+    with pytest.raises(KeyError):
+        with cu.restoring(m):
+            torch.set_grad_enabled(False)
+            gc.disable()
+            torch.autograd.set_detect_anomaly(True)
+            torch.set_default_dtype(torch.float64)
+            m.eval()
+            raise KeyError("a failing answer")
+    assert before == (torch.is_grad_enabled(), gc.isenabled(), torch.is_anomaly_enabled(), torch.get_default_dtype())
+    assert all(s.training for s in m.modules())
