@@ -15,7 +15,7 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help data run reference wheelhouse test check speedrun calibrate lab lint release autograde grades feedback collect zip-collect check-submissions formgrader clean distclean
+.PHONY: help data run reference wheelhouse test check speedrun calibrate lab lint release autograde autograde-slurm grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -76,7 +76,8 @@ distclean: clean  ## also remove .venv
 # nbgrader workflow for instructors; INSTRUCTORS.md walks through it. Optional variables:
 # A=<assignment ...> (default: all), STUDENT=<student ...> (autograde only them),
 # FROM=<folder of <student>/<assignment>/>, TIMEOUT=<s per cell>, SHOW_HIDDEN=1 (feedback shows
-# hidden tests), LAB_ARGS=<extra jupyter lab options>. nbgrader runs `alembic` from the venv,
+# hidden tests), JOBS=<submissions at once>, UNSAFE=1 (grade without bubblewrap, with your rights),
+# LAB_ARGS=<extra jupyter lab options>. nbgrader runs `alembic` from the venv,
 # so PATH has the venv first.
 GRADING := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/grading.py
 
@@ -93,11 +94,16 @@ zip-collect: $(STAMP)  ## import LMS files downloaded/<a>/archive/<student>__<a>
 check-submissions: $(STAMP)  ## name every damaged submission in submitted/ and what is wrong
 	$(PY) tools/check_submissions.py $(A)
 
-autograde: $(STAMP)  ## grade submitted/ (smoke profile, results to a temp folder); damaged set aside
+autograde: $(STAMP)  ## grade submitted/: each kernel in a sandbox, JOBS at once (default: CPUs); damaged set aside
 	COURSE_PROFILE=smoke $(GRADING) autograde $(A) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
-		$(foreach s,$(STUDENT),--student $(s))
+		$(if $(JOBS),--jobs $(JOBS)) $(if $(filter-out 0,$(UNSAFE)),--unsafe) $(foreach s,$(STUDENT),--student $(s))
 
-grades: $(STAMP)  ## merge into grades.csv (A=<one> keeps the other rows): student, assignment, score, status
+autograde-slurm: $(STAMP)  ## grade submitted/ as a SLURM job array (PER_TASK=<n>, SBATCH_ARGS="...", SUBMIT=0, WAIT=1); then make grades
+	COURSE_PROFILE=smoke $(GRADING) autograde-slurm $(A) $(if $(TIMEOUT),--timeout $(TIMEOUT)) \
+		$(if $(PER_TASK),--per-task $(PER_TASK)) $(if $(filter 0,$(SUBMIT)),--no-submit) $(if $(filter-out 0,$(WAIT)),--wait) \
+		$(if $(SBATCH_ARGS),--sbatch-args "$(SBATCH_ARGS)") $(if $(filter-out 0,$(UNSAFE)),--unsafe) $(foreach s,$(STUDENT),--student $(s))
+
+grades: $(STAMP)  ## score finished SLURM runs, then merge into grades.csv (A=<one> keeps the other rows): student, assignment, score, status
 	$(GRADING) grades $(A)
 
 feedback: $(STAMP)  ## write feedback/<student>/<a>/<a>.html (hidden tests hidden)

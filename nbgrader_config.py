@@ -46,3 +46,15 @@ from tools.nbgrader_plugins import HideHiddenTests, StripRunMetadata  # noqa: E4
 c.GenerateAssignment.preprocessors = [StripRunMetadata, *GenerateAssignment.preprocessors.default()]
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
 c.HideHiddenTests.enabled = os.environ.get("COURSE_FEEDBACK_SHOW_HIDDEN", "") not in {"1", "true", "yes"}
+
+# `make autograde` runs every submission in a sandbox first (tools/grade_runs.py), then scores the
+# executed notebooks with one nbgrader call that must not clear or execute them again.
+if os.environ.get("COURSE_GRADING_PHASE") == "merge":
+    from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+    from nbgrader.preprocessors import (  # noqa: E402
+        AssignLatePenalties, CheckCellMetadata, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells,
+        OverwriteKernelspec, SaveAutoGrades)
+
+    c.Autograde.sanitize_preprocessors = [DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
+    c.Autograde.autograde_preprocessors = [IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
+                                           AssignLatePenalties, CheckCellMetadata]

@@ -1,87 +1,39 @@
-"""`make autograde`: pre-check, then grade every sound submission in ONE nbgrader run.
+"""`make autograde`: pre-check, run every sound submission in a sandbox (JOBS at once), score the runs.
 
 For every selected assignment the pre-check (tools/check_submissions.py) sets damaged submissions
-aside. The sound ones, of all assignments together, are copied into a temporary ``submitted/``
-folder and graded by a single ``nbgrader autograde`` call (each call costs seconds of start-up,
-so one call per assignment adds up over 20 lessons), in the smoke profile. If nbgrader still stops
-on one submission, that one is recorded as failed and the others are graded again.
+aside. The sound ones are then run by JOBS workers at once (tools/grade_runs.py), each worker one
+nbgrader call in a private workspace, pinned to its share of the CPUs, every kernel in a sandbox
+(tools/sandbox.py) that sees only its own submission; then ONE nbgrader call scores the runs into
+the gradebook (executing nothing), so the gradebook ends as a serial run leaves it. Without
+bubblewrap, grading refuses to start unless the instructor says ``UNSAFE=1``.
 
-The submissions run the lessons, and lessons save their results (``cu.save``): here they go to a
-temporary folder (``COURSE_RESULTS_DIR``) that is deleted afterwards, so a student's smoke run
-never lands in the course's ``results/``.
+The lessons save results (``cu.save``): in the sandbox they go to its own tmpfs, without it to a
+temporary folder; either way they are deleted, so a student's smoke run never lands in ``results/``.
 
-The log (``autograde.log``) and the failures per assignment (``autograde-<a>.json``, read by
-``make grades``) are kept in autograded/.logs/.
+The logs (``autograde*.log``, ``merge.log``) and the failures per assignment
+(``autograde-<a>.json``, read by ``make grades``) are kept in autograded/.logs/.
 """
 
 from __future__ import annotations
 
 import json
-import re
+import os
 import shutil
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools import sandbox
+from tools.autograde_log import failures, last_submission
 from tools.check_submissions import find_problems, submitted_assignments
+from tools.grade_runs import RUNS, Submission, digest, execute, merge
 from tools.grades import grade_rows, print_rows
-from tools.nbgrader_run import REPORTS, ROOT, nbgrader, pattern, restored_cells, without_restored
+from tools.nbgrader_run import REPORTS, ROOT, nbgrader, pattern, without_restored
 
-MAX_RESTARTS = 5  # how often autograde restarts after nbgrader stopped on one submission
-Submission = tuple[str, str]  # (student, assignment)
-
-
-def _records(text: str) -> list[str]:
-    """nbgrader's log split into records (a record starts with '[')."""
-    records: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("[") or not records:
-            records.append(line)
-        else:
-            records[-1] += "\n" + line
-    return records
-
-
-def failures(text: str) -> dict[Submission, str]:
-    """Submissions nbgrader reported as failed, each with the last line of its traceback."""
-    failed: dict[Submission, str] = {}
-    records = _records(text)
-    for i, record in enumerate(records):
-        m = re.search(r"There was an error processing assignment: .*[/\\]([^/\\]+)[/\\]([^/\\]+)$", record)
-        if m:
-            trace = records[i + 1] if i + 1 < len(records) else ""
-            lines = [line.strip() for line in trace.splitlines() if line.strip()]
-            failed[(m.group(1), m.group(2))] = lines[-1] if lines else "nbgrader error (see the log)"
-    summary = r"There was an error processing assignment '([^']*)' for student '([^']*)'"
-    for assignment, student in re.findall(summary, text):
-        failed.setdefault((student, assignment), "nbgrader error (see the log)")
-    return failed
-
-
-def last_submission(text: str) -> Submission | None:
-    """The (student, assignment) nbgrader was working on last (to name the one that stopped a run)."""
-    found = re.findall(r"(?:submitted|autograded)[/\\]([^/\\\s]+)[/\\]([^/\\\s'\"]+)[/\\]", text)
-    return found[-1] if found else None
-
-
-def _progress(line: str) -> str | None:
-    m = re.search(r"Autograding .*[/\\]autograded[/\\]([^/\\]+)[/\\]([^/\\]+)[/\\]", line)
-    if m:
-        return f"  grading {m.group(2)} {m.group(1)}"
-    if "Timeout waiting for execute reply" in line:
-        return "    a cell ran out of time and was interrupted"
-    return None
-
-
-def _graded(submission: Submission) -> bool:
-    student, assignment = submission
-    return any((ROOT / "autograded" / student / assignment).glob("*.ipynb"))
-
-
-def _stage(submissions: list[Submission], staging: Path) -> None:
-    """Copy exactly these submissions into a fresh ``staging/<student>/<assignment>/``."""
-    shutil.rmtree(staging, ignore_errors=True)
-    for student, assignment in submissions:
-        shutil.copytree(ROOT / "submitted" / student / assignment, staging / student / assignment)
+__all__ = ["Round", "autograde", "cpu_sets", "failures", "last_submission", "prepare", "report", "restored_line",
+           "safety"]
 
 
 def restored_line(count: int) -> str:
@@ -90,95 +42,76 @@ def restored_line(count: int) -> str:
             "expected; left out of the log)")
 
 
-def grade(pending: list[Submission], timeout: int | None, work: Path) -> dict[Submission, str]:
-    """Grade the pending submissions in one nbgrader run (more only if it stops); return the failed.
-
-    Prints once how many locked (hidden-test) cells nbgrader restored, instead of its note per cell.
-    """
-    staging, results = work / "submitted", work / "results"
-    failed: dict[Submission, str] = {}
-    restored = 0
-    for _ in range(MAX_RESTARTS + 1):
-        if not pending:
-            break
-        _stage(pending, staging)
-        args = ["autograde", f"--assignment={pattern(sorted({a for _, a in pending}))}",
-                f"--CourseDirectory.submitted_directory={staging}"]
-        if timeout:
-            args.append(f"--Execute.timeout={timeout}")
-        rc, text = nbgrader(args, log=REPORTS / "autograde.log", echo=_progress, COURSE_PROFILE="smoke",
-                            COURSE_RESULTS_DIR=str(results))
-        restored += restored_cells(text)
-        failed.update({s: r for s, r in failures(text).items() if s in pending})
-        left = [s for s in pending if not _graded(s) and s not in failed]
-        if not left or rc == 0:
-            failed.update({s: "nbgrader did not grade it (see the log)" for s in left})
-            break
-        # nbgrader stopped the whole run on one submission: record it, grade the others again
-        errors = [r.split("] ", 1)[-1].splitlines()[0] for r in _records(text) if "| ERROR]" in r]
-        error = errors[-1] if errors else f"exit status {rc}"
-        culprit = last_submission(text)
-        if culprit not in left:  # not about one submission: give up on the rest
-            failed.update({s: f"nbgrader stopped: {error}" for s in left})
-            break
-        failed[culprit] = f"nbgrader stopped on it: {error}"
-        pending = [s for s in left if s != culprit]
-    else:
-        failed.update({s: "not graded: nbgrader stopped too often (see the log)" for s in pending})
-    print(restored_line(restored))
-    return failed
+def cpu_sets(jobs: int, cpus: list[int] | None = None) -> list[list[int]]:
+    """The CPUs of each of ``jobs`` workers: contiguous equal shares (shared round-robin if too few)."""
+    cpus = cpus if cpus is not None else sorted(os.sched_getaffinity(0))
+    if jobs >= len(cpus):
+        return [[cpus[i % len(cpus)]] for i in range(jobs)]
+    return [cpus[i * len(cpus) // jobs:(i + 1) * len(cpus) // jobs] for i in range(jobs)]
 
 
-def autograde(assignments: list[str], timeout: int | None, only: list[str] | None = None,
-              precheck: bool = True) -> int:
-    """Register the assignments in the gradebook, grade them, print the results; 1 if any not graded.
+def safety(unsafe: bool) -> tuple[bool, str | None]:
+    """(run in a sandbox?, the line that refuses to start, or None)."""
+    if sandbox.find():
+        return True, None
+    if unsafe:
+        return False, None
+    return False, f"autograde refused: {sandbox.WHY_NOT}"
 
-    ``only`` grades just these students; ``precheck=False`` hands damaged submissions to nbgrader
-    too (to exercise the fallback).
-    """
-    assignments = assignments or submitted_assignments(ROOT)
-    if not assignments:
-        print("nothing to grade: submitted/<student>/<assignment>/ is empty (make collect FROM=...)")
-        return 0
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    (REPORTS / "autograde.log").unlink(missing_ok=True)
-    with tempfile.TemporaryDirectory(prefix="course-autograde-") as tmp:
+
+@dataclass
+class Round:
+    """One grading round: what was selected, set aside and left to run."""
+
+    assignments: list[str]
+    students: dict[str, list[str]] = field(default_factory=dict)
+    problems: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    pending: list[Submission] = field(default_factory=list)
+    digests: dict[Submission, str] = field(default_factory=dict)
+
+
+def prepare(assignments: list[str], only: list[str] | None, precheck: bool, template: Path) -> Round | int:
+    """Register the assignments (gradebook and ``template``), pre-check, clear old results; or an exit status."""
+    with tempfile.TemporaryDirectory(prefix="course-register-") as tmp:
         # generate_assignment stores the graded cells (with hidden tests) in the gradebook; its
         # output goes to a temporary folder, so the committed notebooks/ are not touched.
         rc, text = nbgrader(["generate_assignment", f"--assignment={pattern(assignments)}", "--force",
                              f"--CourseDirectory.release_directory={Path(tmp) / 'release'}"],
                             log=REPORTS / "register.log")
-        if rc:
-            print(without_restored(text))
-            return rc
-        problems: dict[str, dict[str, list[str]]] = {}
-        students: dict[str, list[str]] = {}
-        pending: list[Submission] = []
-        for a in assignments:
-            everyone = sorted(p.parent.name for p in ROOT.glob(f"submitted/*/{a}") if p.is_dir())
-            students[a] = [s for s in everyone if not only or s in only]
-            found = find_problems(ROOT, a)[0] if precheck else {}
-            problems[a] = {s: p for s, p in found.items() if s in students[a]}
-            for s in students[a]:  # results are only ever those of the current submissions
-                shutil.rmtree(ROOT / "autograded" / s / a, ignore_errors=True)
-                if s in problems[a]:
-                    shutil.rmtree(ROOT / "feedback" / s / a, ignore_errors=True)
-            pending += [(s, a) for s in students[a] if s not in problems[a]]
-            print(f"{a}: grading {len(students[a]) - len(problems[a])} submission(s) in the smoke profile; "
-                  f"{len(problems[a])} damaged, set aside")
-        failed = grade(pending, timeout, Path(tmp))
-        saved = sorted((Path(tmp) / "results").glob("**/*.json"))
-    print(f"results the notebooks saved ({len(saved)} file(s)) went to a temporary folder, now deleted; "
-          "results/ is untouched")
-    not_graded = 0
+    if rc:
+        print(without_restored(text))
+        return rc
+    template.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "gradebook.db", template)
+    r = Round(assignments)
     for a in assignments:
-        failed_here = {s: r for (s, aa), r in failed.items() if aa == a}
+        everyone = sorted(p.parent.name for p in ROOT.glob(f"submitted/*/{a}") if p.is_dir())
+        r.students[a] = [s for s in everyone if not only or s in only]
+        found = find_problems(ROOT, a)[0] if precheck else {}
+        r.problems[a] = {s: p for s, p in found.items() if s in r.students[a]}
+        for s in r.students[a]:  # results are only ever those of the current submissions
+            shutil.rmtree(ROOT / "autograded" / s / a, ignore_errors=True)
+            if s in r.problems[a]:
+                shutil.rmtree(ROOT / "feedback" / s / a, ignore_errors=True)
+                shutil.rmtree(RUNS / a / s, ignore_errors=True)
+        r.pending += [(s, a) for s in r.students[a] if s not in r.problems[a]]
+        print(f"{a}: {len(r.students[a]) - len(r.problems[a])} submission(s) to grade in the smoke profile; "
+              f"{len(r.problems[a])} damaged, set aside")
+    r.digests = {s: digest(*s) for s in r.pending}
+    return r
+
+
+def report(r: Round, failed: dict[Submission, str]) -> int:
+    """Write autograde-<a>.json and print each assignment's rows; 1 if any submission is not graded."""
+    not_graded = 0
+    for a in r.assignments:
+        failed_here = {s: why for (s, aa), why in failed.items() if aa == a}
         for s in failed_here:
             shutil.rmtree(ROOT / "feedback" / s / a, ignore_errors=True)
         path = REPORTS / f"autograde-{a}.json"
         old = json.loads(path.read_text())["failed"] if path.exists() else {}
-        kept = {s: r for s, r in old.items() if s not in students[a]}  # students not regraded this time
-        damaged = {s: "; ".join(p) for s, p in problems[a].items()}
+        kept = {s: why for s, why in old.items() if s not in r.students[a]}  # students not regraded now
+        damaged = {s: "; ".join(p) for s, p in r.problems[a].items()}
         path.write_text(json.dumps({"damaged": damaged, "failed": {**kept, **failed_here}}, indent=1))
         not_graded += len(damaged) + len(failed_here)
         print(a)
@@ -187,3 +120,44 @@ def autograde(assignments: list[str], timeout: int | None, only: list[str] | Non
         print(f"{not_graded} submission(s) NOT graded (listed above, with the reason); all others were. "
               "Fix them as INSTRUCTORS.md says and run make autograde again.")
     return 1 if not_graded else 0
+
+
+def autograde(assignments: list[str], timeout: int | None, only: list[str] | None = None,
+              precheck: bool = True, jobs: int | None = None, unsafe: bool = False) -> int:
+    """Grade the submissions of these assignments (all with submissions when empty); see the module doc.
+
+    ``only`` grades just these students; ``precheck=False`` hands damaged submissions to nbgrader
+    too (to exercise the fallback); ``jobs`` workers run at once (default: one per CPU).
+    """
+    sandboxed, refusal = safety(unsafe)
+    if refusal:
+        print(refusal)
+        return 2
+    assignments = assignments or submitted_assignments(ROOT)
+    if not assignments:
+        print("nothing to grade: submitted/<student>/<assignment>/ is empty (make collect FROM=...)")
+        return 0
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    for old in [REPORTS / "autograde.log", REPORTS / "merge.log", *REPORTS.glob("autograde-worker*.log")]:
+        old.unlink(missing_ok=True)
+    r = prepare(assignments, only, precheck, REPORTS / "template.db")
+    if isinstance(r, int):
+        return r
+    jobs = max(1, min(jobs or len(os.sched_getaffinity(0)), len(r.pending) or 1))
+    chunks = [r.pending[i::jobs] for i in range(jobs)]
+    shares = cpu_sets(jobs)
+    print(f"running {len(r.pending)} submission(s) with {jobs} worker(s) at once, "
+          + ("each kernel in a sandbox (bubblewrap)" if sandboxed else
+             "UNSAFE=1: WITHOUT a sandbox, with your rights"))
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(jobs) as pool:
+        futures = [pool.submit(execute, chunk, template=REPORTS / "template.db", runs=RUNS, digests=r.digests,
+                               slot=i, cpus=shares[i], timeout=timeout, sandboxed=sandboxed)
+                   for i, chunk in enumerate(chunks) if chunk]
+        failed = {s: why for f in futures for s, why in f.result().items()}
+    print(restored_line(getattr(execute, "restored", 0)))
+    failed.update(merge([s for s in r.pending if s not in failed]))
+    where = "were deleted with their sandboxes" if sandboxed else "went to a temporary folder, now deleted"
+    print(f"ran and scored {len(r.pending) - len(failed)} of {len(r.pending)} in {time.perf_counter() - t0:.0f} s; "
+          f"results the notebooks saved {where}; results/ is untouched")
+    return report(r, failed)

@@ -4,6 +4,8 @@
     python tools/grading.py collect FOLDER          FOLDER/<student>/<assignment>/ -> submitted/
     python tools/grading.py zip-collect [A ...]     downloaded/<A>/archive/<student>__<nb>.ipynb -> submitted/
     python tools/grading.py autograde [A ...] [--timeout S] [--student S ...]
+    python tools/grading.py autograde-slurm [A ...] [--per-task N] [--no-submit] [--wait]
+    python tools/grading.py autograde-task MANIFEST INDEX    (one SLURM array task)
     python tools/grading.py grades [A ...] [--out grades.csv]
     python tools/grading.py feedback [A ...]
 
@@ -33,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from tools.autograding import autograde, failures, last_submission  # noqa: E402
 from tools.grades import grade_rows, grades, merge_rows, read_grades  # noqa: E402
 from tools.nbgrader_run import REPORTS, lessons, nbgrader, pattern  # noqa: E402
+from tools.slurm import autograde_slurm, autograde_task, merge_batch  # noqa: E402
 
 __all__ = ["autograde", "collect", "failures", "feedback", "grade_rows", "grades", "last_submission",
            "main", "merge_rows", "read_grades", "release", "zip_collect"]
@@ -225,11 +228,26 @@ def main(argv: list[str]) -> int:
     p.add_argument("--student", action="append", help="grade only this student (repeatable)")
     p.add_argument("--no-precheck", dest="precheck", action="store_false",
                    help="do not set damaged submissions aside (tests the fallback)")
+    p.add_argument("--jobs", type=int, default=None, help="submissions run at once (default: one per CPU)")
+    p.add_argument("--unsafe", action="store_true",
+                   help="without bubblewrap, run submissions with your own rights instead of refusing")
     p = sub.add_parser("grades")
     p.add_argument("assignments", nargs="*")
     p.add_argument("--out", type=Path, default=ROOT / "grades.csv",
                    help="CSV to merge into by (student, assignment); other rows are kept (default grades.csv)")
     sub.add_parser("feedback").add_argument("assignments", nargs="*")
+    p = sub.add_parser("autograde-slurm", help="write (and submit) a SLURM array that runs the submissions")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--timeout", type=int, default=None, help="per-cell limit in seconds (default: config)")
+    p.add_argument("--student", action="append", help="only this student (repeatable)")
+    p.add_argument("--per-task", type=int, default=1, help="submissions per array task (default 1)")
+    p.add_argument("--no-submit", dest="submit", action="store_false", help="only write the script")
+    p.add_argument("--wait", action="store_true", help="sbatch --wait: return when every task has ended")
+    p.add_argument("--sbatch-args", default="", help='extra #SBATCH lines, e.g. "--partition=short --time=30"')
+    p.add_argument("--unsafe", action="store_true", help="allow tasks without bubblewrap")
+    p = sub.add_parser("autograde-task", help="one array task (the sbatch script runs it)")
+    p.add_argument("manifest", type=Path)
+    p.add_argument("index", type=int)
     args = parser.parse_args(argv)
     if args.command == "release":
         return release(args.assignments)
@@ -238,8 +256,14 @@ def main(argv: list[str]) -> int:
     if args.command == "zip-collect":
         return zip_collect(args.assignments)
     if args.command == "autograde":
-        return autograde(args.assignments, args.timeout, args.student, args.precheck)
+        return autograde(args.assignments, args.timeout, args.student, args.precheck, args.jobs, args.unsafe)
+    if args.command == "autograde-slurm":
+        return autograde_slurm(args.assignments, args.timeout, args.student, args.per_task, args.submit,
+                               args.unsafe, args.sbatch_args, args.wait)
+    if args.command == "autograde-task":
+        return autograde_task(args.manifest, args.index)
     if args.command == "grades":
+        merge_batch()  # runs a SLURM array finished since the last export
         return grades(args.assignments, args.out)
     return feedback(args.assignments)
 

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,6 +16,7 @@ REPORTS = ROOT / "autograded" / ".logs"  # hidden from nbgrader, kept by make cl
 #: nbgrader's note for every locked cell it restores from the release (OverwriteCells.report_change):
 #: in autograde that is every hidden-test cell of every submission (the student's copy has none), so
 #: it is expected and left out of the log and the output; :func:`restored_cells` counts it instead.
+_log_lock = threading.Lock()  # workers append to logs from threads
 RESTORED = re.compile(r"Attribute 'checksum' for cell \S+ has changed!")
 
 
@@ -37,16 +39,19 @@ def nbgrader_env(**extra: str) -> dict[str, str]:
 
 
 def nbgrader(args: list[str], *, log: Path | None = None, echo: Callable[[str], str | None] | None = None,
-             **env: str) -> tuple[int, str]:
+             cwd: Path = ROOT, cpus: list[int] | None = None, **env: str) -> tuple[int, str]:
     """Run ``python -m nbgrader ARGS`` in the course root; return (exit status, output).
 
     The output is appended to ``log``; ``echo`` maps an output line to what to print (or None);
-    ``env`` adds environment variables (nbgrader's kernels inherit them). nbgrader's expected
-    "checksum has changed" notes are neither logged nor echoed; the returned output keeps them
+    ``env`` adds environment variables (nbgrader's kernels inherit them); ``cwd`` is the course
+    whose nbgrader_config.py applies; ``cpus`` pins nbgrader (and the kernels it starts) to those
+    CPUs. nbgrader's expected "checksum has changed" notes are neither logged nor echoed; the returned output keeps them
     (count them with :func:`restored_cells`).
     """
-    proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=ROOT, env=nbgrader_env(**env),
+    proc = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=nbgrader_env(**env),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if cpus and hasattr(os, "sched_setaffinity"):  # before nbgrader starts any kernel (seconds later)
+        os.sched_setaffinity(proc.pid, cpus)
     lines = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -61,7 +66,7 @@ def nbgrader(args: list[str], *, log: Path | None = None, echo: Callable[[str], 
         rc = rc or 1
     if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("a", encoding="utf-8") as fh:
+        with _log_lock, log.open("a", encoding="utf-8") as fh:
             fh.write(f"$ nbgrader {' '.join(args)}\n{without_restored(text)}\n")
     return rc, text
 
