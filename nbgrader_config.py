@@ -58,3 +58,6 @@ if os.environ.get("COURSE_GRADING_PHASE") == "merge":
     c.Autograde.sanitize_preprocessors = [DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
                                            AssignLatePenalties, CheckCellMetadata]
+
+# Feedback HTML keeps no <script> or other active content a student's output could carry.
+c.HTMLExporter.sanitize_html = True

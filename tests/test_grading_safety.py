@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT))
 from tools import sandbox  # noqa: E402
 
 FIXTURE = "99_fixture"
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(sandbox.find() is None, reason=sandbox.WHY_NOT)]
+pytestmark = [pytest.mark.slow, pytest.mark.grading,
+              pytest.mark.skipif(sandbox.find() is None, reason=sandbox.WHY_NOT)]
 
 
 def attacks(course: Path, port: int) -> dict[str, str]:
@@ -62,7 +63,7 @@ print("ATTACK-READ", len(_found), _found[:3])
 """,
         "writer": f"""
 import shutil
-for _p in [{str(sol)!r}, {str(db)!r}, {str(other)!r}]:
+for _p in [{str(sol)!r}, {str(db)!r}, {str(other)!r}, "/ipc/fill", "/kernel.json"]:
     try:
         with open(_p, "ab") as _f:
             _f.write(b"pwned")
@@ -308,7 +309,8 @@ def test_no_feedback_holds_hidden_tests_in_any_encoding(attacked):
         text = html.unescape(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8")))
         for view in decodings(text):
             assert not [s for s in hidden if s in view], f"{path} holds hidden tests"
-    assert "hidden-test text" in attacked["feedback"].stdout, attacked["feedback"].stdout
+    named = [line for line in attacked["feedback"].stdout.splitlines() if "holding hidden-test text" in line]
+    assert named and all(line.strip().startswith(f"leaker/{FIXTURE}:") for line in named), attacked["feedback"].stdout
 
 
 def test_without_the_sandbox_the_read_attack_succeeds(tmp_path):

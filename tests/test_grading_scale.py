@@ -20,7 +20,8 @@ from test_grading_safety import FIXTURE, make, make_course
 
 from tools import sandbox
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(sandbox.find() is None, reason=sandbox.WHY_NOT)]
+pytestmark = [pytest.mark.slow, pytest.mark.grading,
+              pytest.mark.skipif(sandbox.find() is None, reason=sandbox.WHY_NOT)]
 
 
 def hand_ins(course: Path) -> None:

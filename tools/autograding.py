@@ -154,8 +154,9 @@ def autograde(assignments: list[str], timeout: int | None, only: list[str] | Non
         futures = [pool.submit(execute, chunk, template=REPORTS / "template.db", runs=RUNS, digests=r.digests,
                                slot=i, cpus=shares[i], timeout=timeout, sandboxed=sandboxed)
                    for i, chunk in enumerate(chunks) if chunk]
-        failed = {s: why for f in futures for s, why in f.result().items()}
-    print(restored_line(getattr(execute, "restored", 0)))
+        done = [f.result() for f in futures]
+    failed = {s: why for f, _ in done for s, why in f.items()}
+    print(restored_line(sum(n for _, n in done)))
     failed.update(merge([s for s in r.pending if s not in failed]))
     where = "were deleted with their sandboxes" if sandboxed else "went to a temporary folder, now deleted"
     print(f"ran and scored {len(r.pending) - len(failed)} of {len(r.pending)} in {time.perf_counter() - t0:.0f} s; "

@@ -32,7 +32,6 @@ RUNS = ROOT / "autograded" / ".runs"
 RUN_FILE = "run.json"
 MAX_RESTARTS = 5  # how often one worker restarts nbgrader after it stopped on one submission
 Submission = tuple[str, str]  # (student, assignment)
-_lock = threading.Lock()
 
 
 def digest(student: str, assignment: str, root: Path = ROOT) -> str:
@@ -83,8 +82,11 @@ def _write_run(runs: Path, submission: Submission, record: dict, executed: Path 
 
 def execute(items: list[Submission], *, template: Path, runs: Path, digests: dict[Submission, str],
             slot: int = 0, cpus: list[int] | None = None, timeout: int | None = None, sandboxed: bool = True,
-            root: Path = ROOT, echo: Callable[[str], str | None] = progress) -> dict[Submission, str]:
-    """Run these submissions (one worker); write a run for each; return the failed ones with why.
+            root: Path = ROOT, echo: Callable[[str], str | None] = progress) -> tuple[dict[Submission, str], int]:
+    """Run these submissions (one worker); write a run for each.
+
+    Returns:
+        (the failed submissions with why, how many hidden-test cells nbgrader restored).
 
     ``template`` is a gradebook with the assignments registered; ``sandboxed=False`` runs the
     kernels with the caller's rights (``UNSAFE=1``).
@@ -140,9 +142,7 @@ def execute(items: list[Submission], *, template: Path, runs: Path, digests: dic
             failed[culprit] = f"nbgrader stopped on it: {error}"
             _write_run(runs, culprit, {"digest": digests[culprit], "failed": failed[culprit], "merged": False}, None)
             pending = [s for s in left if s != culprit]
-    with _lock:
-        execute.restored = getattr(execute, "restored", 0) + restored  # type: ignore[attr-defined]
-    return failed
+    return failed, restored
 
 
 def merge(items: list[Submission], runs: Path = RUNS, root: Path = ROOT) -> dict[Submission, str]:

@@ -198,8 +198,18 @@ def feedback(assignments: list[str]) -> int:
     if not assignments:
         print("nothing autograded yet: run make autograde first")
         return 0
+    current = {"at": "?"}
+
+    def echo(line: str) -> str | None:  # name each submission whose feedback lost an output
+        where = re.search(r"Converting notebook .*[/\\]([^/\\]+)[/\\]([^/\\]+)[/\\][^/\\]+\.ipynb", line)
+        if where:
+            current["at"] = f"{where.group(1)}/{where.group(2)}"
+        found = re.search(r"withheld (\d+) output\(s\) holding hidden-test text: (.*)", line)
+        return f"  {current['at']}: withheld {found.group(1)} output(s) holding hidden-test text ({found.group(2)})" \
+            if found else None
+
     rc, text = nbgrader(["generate_feedback", f"--assignment={pattern(assignments)}", "--force"],
-                        log=REPORTS / "feedback.log")
+                        log=REPORTS / "feedback.log", echo=echo)
     failed = failures(text)
     for a in assignments:
         files = sorted((ROOT / "feedback").glob(f"*/{a}/*.html"))

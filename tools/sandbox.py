@@ -2,8 +2,8 @@
 
 nbgrader executes a submission by starting a Jupyter kernel and sending it the notebook's cells,
 with the hidden tests put back. Here that kernel is started through the kernel spec
-``course-sandbox`` (:func:`write_kernelspec`), whose command is this file's ``kernel`` entry
-point. It starts ipykernel inside `bubblewrap <https://github.com/containers/bubblewrap>`_
+``course-sandbox`` (:func:`write_kernelspec`), whose command is tools/sandbox_kernel.py. It
+starts ipykernel inside `bubblewrap <https://github.com/containers/bubblewrap>`_
 (Debian's ``bubblewrap``), which sees:
 
 * read-only: the system (``/usr``), the Python environment, ``course_utils`` and the datasets;
@@ -26,7 +26,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -95,7 +94,7 @@ def write_kernelspec(folder: Path) -> Path:
     """Write ``folder/kernels/course-sandbox/kernel.json`` (put ``folder`` on ``JUPYTER_PATH``)."""
     spec = folder / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True, exist_ok=True)
-    argv = [sys.executable, str(Path(__file__).resolve()), "kernel", "{connection_file}"]
+    argv = [sys.executable, str(Path(__file__).resolve().with_name("sandbox_kernel.py")), "{connection_file}"]
     (spec / "kernel.json").write_text(json.dumps({
         # interrupts go as messages: a signal would reach bubblewrap, which does not pass it on
         "argv": argv, "display_name": "Python 3 (course sandbox)", "language": "python", "interrupt_mode": "message",
@@ -143,7 +142,7 @@ def data_dirs() -> list[Path]:
     return [p.resolve() for p in found if p.is_dir()]
 
 
-def _kernel_env(limits: Limits, cpus: list[int]) -> dict[str, str]:
+def kernel_env(limits: Limits, cpus: list[int]) -> dict[str, str]:
     """The kernel's environment: the course's settings, no instructor secrets, paths inside."""
     keep = {k: v for k, v in os.environ.items()
             if (k.startswith(("COURSE_", "NBGRADER_", "LC_", "PYTHON")) or k in {"LANG", "TZ", "MPLBACKEND"})
@@ -168,13 +167,18 @@ def _ro(source: Path | str, dest: str, made: set[str]) -> list[str]:
     return [*args, "--ro-bind", str(source), dest]
 
 
-def bwrap_argv(bwrap: str, *, submission: Path, workdir: str, ipc_dir: Path, etc_dir: Path,
-               limits: Limits, uid: int | None, cpus: list[int], command: list[str]) -> list[str]:
-    """The bubblewrap command line that runs ``command`` in a sandbox (see the module docstring)."""
+def bwrap_argv(bwrap: str, *, submission: Path, workdir: str, ipc_dir: Path, private: Path,
+               limits: Limits, uid: int | None, command: list[str]) -> list[str]:
+    """The bubblewrap command line that runs ``command`` in a sandbox (see the module docstring).
+
+    ``private`` holds ``kernel.json`` (the connection info, shown read-only at /kernel.json) and the
+    sandbox's ``passwd``, ``group`` and ``hosts``; ``ipc_dir`` (the kernel's sockets) is /ipc.
+    """
+    etc_dir = private
     home = f"{SANDBOX}/home"
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net",
             "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev",
-            *_system_binds(),
+            "--perms", "0755", "--dir", "/etc", *_system_binds(),
             "--ro-bind", str(etc_dir / "passwd"), "/etc/passwd", "--ro-bind", str(etc_dir / "group"), "/etc/group",
             "--ro-bind", str(etc_dir / "hosts"), "/etc/hosts",
             "--perms", "1777", "--size", str(limits.disk), "--tmpfs", SANDBOX,
@@ -193,7 +197,8 @@ def bwrap_argv(bwrap: str, *, submission: Path, workdir: str, ipc_dir: Path, etc
     args += ["--perms", "1777", "--dir", workdir]
     for item in sorted(submission.iterdir()) if submission.is_dir() else []:
         args += ["--ro-bind", str(item), f"{workdir}/{item.name}"]
-    args += ["--bind", str(ipc_dir), "/ipc", "--chdir", workdir]
+    args += ["--ro-bind", str(private / "kernel.json"), "/kernel.json", "--bind", str(ipc_dir), "/ipc",
+             "--chdir", workdir]
     if uid is not None:  # root: a user of its own, no capabilities left (RLIMIT_NPROC then counts)
         args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "/usr/bin/setpriv",
                  f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
@@ -201,80 +206,8 @@ def bwrap_argv(bwrap: str, *, submission: Path, workdir: str, ipc_dir: Path, etc
     return args + command
 
 
-def _own_processes() -> int:
-    """How many processes and threads this user runs now (RLIMIT_NPROC counts them all)."""
-    me, count = os.getuid(), 0
-    for pid in os.listdir("/proc"):
-        try:
-            if pid.isdigit() and os.stat(f"/proc/{pid}").st_uid == me:
-                count += len(os.listdir(f"/proc/{pid}/task"))
-        except OSError:
-            continue
-    return count
-
-
-def _set_limits(limits: Limits, uid: int | None) -> None:
-    """Apply the limits to this process (bubblewrap and the kernel inherit them)."""
-    nproc = limits.processes if uid is not None else _own_processes() + limits.processes
-    for name, value in ((resource.RLIMIT_DATA, limits.memory), (resource.RLIMIT_CPU, limits.cpu_seconds),
-                        (resource.RLIMIT_NPROC, nproc), (resource.RLIMIT_FSIZE, limits.disk),
-                        (resource.RLIMIT_CORE, 0)):
-        resource.setrlimit(name, (value, value))
-
-
-def _etc(folder: Path, uid: int) -> None:
-    """The sandbox's /etc/passwd, group and hosts (a user name for getpass, localhost for torchrun)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n"
-                                   f"student:x:{uid}:{uid}:student:{SANDBOX}/home:/bin/sh\n")
-    (folder / "group").write_text(f"root:x:0:\nstudent:x:{uid}:\n")
-    (folder / "hosts").write_text("127.0.0.1 localhost\n::1 localhost ip6-localhost\n")
-
-
-def kernel(connection_file: str, extra: list[str]) -> None:
-    """Start ipykernel in a sandbox for the submission nbgrader is running (its folder is the cwd).
-
-    ``COURSE_SANDBOX_SUBMITTED``: the folder of submissions as handed in (``<student>/<assignment>/``
-    below it); the cwd nbgrader gives (``.../<student>/<assignment>``) names which one.
-    ``COURSE_SANDBOX_SLOT`` (0, 1, …) picks the sandbox's user; ``COURSE_SANDBOX_CPUS`` ("0,1") its CPUs.
-    """
-    bwrap = find()
-    if bwrap is None:
-        sys.exit(f"course-sandbox kernel: {WHY_NOT}")
-    cwd = Path.cwd()
-    student, assignment = cwd.parent.name, cwd.name
-    submitted = Path(os.environ.get("COURSE_SANDBOX_SUBMITTED", cwd.parents[1])) / student / assignment
-    limits = Limits.from_env()
-    slot = int(os.environ.get("COURSE_SANDBOX_SLOT", "0"))
-    uid = UID_BASE + slot if os.geteuid() == 0 else None
-    cpus = [int(c) for c in os.environ.get("COURSE_SANDBOX_CPUS", "").split(",") if c.strip()]
-    cpus = cpus or sorted(os.sched_getaffinity(0))
-    info = json.loads(Path(connection_file).read_text())
-    if info.get("transport") != "ipc":
-        sys.exit("course-sandbox kernel: the kernel must talk over ipc:// (KernelManager.transport=ipc)")
-    ipc_dir = Path(info["ip"]).parent
-    # the sandbox's user cannot read nbgrader's 0600 file; inside, the socket folder is /ipc
-    private = ipc_dir / f"conn-{os.getpid()}.json"
-    private.write_text(json.dumps({**info, "ip": f"/ipc/{Path(info['ip']).name}"}))
-    os.chmod(private, 0o644)
-    etc_dir = ipc_dir / f"etc-{os.getpid()}"
-    _etc(etc_dir, uid if uid is not None else os.getuid())
-    if uid is not None:
-        os.chown(ipc_dir, uid, uid)
-    workdir = f"{SANDBOX}/{assignment}"
-    command = [python(), "-m", "ipykernel_launcher", "-f", f"/ipc/{private.name}", *extra]
-    argv = bwrap_argv(bwrap, submission=submitted, workdir=workdir, ipc_dir=ipc_dir, etc_dir=etc_dir,
-                      limits=limits, uid=uid, cpus=cpus, command=command)
-    os.sched_setaffinity(0, cpus)
-    _set_limits(limits, uid)
-    os.execve(bwrap, argv, _kernel_env(limits, cpus))
-
-
 def main(argv: list[str]) -> int:
-    """``kernel CONNECTION_FILE [ARGS]`` (the kernel spec's command) or ``check``."""
-    if argv[:1] == ["kernel"] and len(argv) >= 2:
-        kernel(argv[1], argv[2:])
-        return 1  # not reached: kernel() replaces this process
+    """``check``: whether a sandbox can be made here."""
     if argv[:1] == ["check"]:
         found = find()
         print(f"sandbox: {found}" if found else WHY_NOT)

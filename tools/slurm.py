@@ -110,7 +110,7 @@ def autograde_task(manifest_path: Path, index: int) -> int:
     todo = [s for s in todo if s not in stale]
     print(f"task {index}: {len(todo)} of {len(items)} submission(s) to run")
     sandboxed = safety(os.environ.get("COURSE_UNSAFE") == "1")[0]
-    failed = execute(todo, template=manifest_path.parent / "template.db", runs=RUNS, digests=digests,
+    failed, _ = execute(todo, template=manifest_path.parent / "template.db", runs=RUNS, digests=digests,
                      slot=index % 1000, timeout=manifest.get("timeout"), sandboxed=sandboxed)
     for s, why in failed.items():
         print(f"task {index}: {s[0]}/{s[1]} failed: {why}")
