@@ -52,8 +52,15 @@ c.HideHiddenTests.enabled = os.environ.get("COURSE_FEEDBACK_SHOW_HIDDEN", "") no
 if os.environ.get("COURSE_GRADING_PHASE") == "merge":
     from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
     from nbgrader.preprocessors import (  # noqa: E402
-        AssignLatePenalties, CheckCellMetadata, DeduplicateIds, IgnorePattern, LimitOutput, OverwriteCells,
-        OverwriteKernelspec, SaveAutoGrades)
+        AssignLatePenalties,
+        CheckCellMetadata,
+        DeduplicateIds,
+        IgnorePattern,
+        LimitOutput,
+        OverwriteCells,
+        OverwriteKernelspec,
+        SaveAutoGrades,
+    )
 
     c.Autograde.sanitize_preprocessors = [DeduplicateIds, OverwriteKernelspec, OverwriteCells, CheckCellMetadata]
     c.Autograde.autograde_preprocessors = [IgnorePattern, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,

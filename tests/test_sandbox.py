@@ -91,7 +91,7 @@ def test_a_sandboxed_kernel_runs_code_and_sees_only_its_own_files(tmp_path):
     run.mkdir(parents=True)
     (tmp_path / "ipc").mkdir()
     sandbox.write_kernelspec(tmp_path / "jupyter")
-    cells = ["import os; print(sorted(os.listdir('.')), os.path.exists(%r))" % str(ROOT / "solutions"),
+    cells = [f"import os; print(sorted(os.listdir('.')), os.path.exists({str(ROOT / 'solutions')!r}))",
              "open('scratch.txt', 'w').write('ok'); print(open('mine.txt').read())"]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     config = Config()
