@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tools import sandbox  # noqa: E402
 from tools.autograding import cpu_sets  # noqa: E402
-from tools.grade_runs import digest  # noqa: E402
+from tools.grade_runs import digest, sandbox_slot  # noqa: E402
 
 
 def test_sizes_and_limits_read_from_the_environment(monkeypatch):
@@ -68,6 +68,11 @@ def test_the_kernelspec_runs_the_sandbox_launcher(tmp_path):
     assert spec["interrupt_mode"] == "message"  # a signal would stop at bubblewrap
 
 
+def test_two_graders_never_share_a_sandbox_user():
+    with sandbox_slot() as first, sandbox_slot() as second:
+        assert first != second
+
+
 def test_a_run_belongs_to_one_hand_in(tmp_path):
     folder = tmp_path / "submitted" / "ann" / "99_fixture"
     folder.mkdir(parents=True)
@@ -98,10 +103,12 @@ def test_a_sandboxed_kernel_runs_code_and_sees_only_its_own_files(tmp_path):
     config.KernelManager.transport = "ipc"
     config.KernelManager.ip = str(tmp_path / "ipc" / "k")
     env = {"JUPYTER_PATH": str(tmp_path / "jupyter"), "COURSE_SANDBOX_SUBMITTED": str(tmp_path / "submitted")}
-    old = {k: os.environ.get(k) for k in env}
+    old = {k: os.environ.get(k) for k in [*env, "COURSE_SANDBOX_SLOT"]}
     os.environ.update(env)
     try:
-        NotebookClient(nb, kernel_name=sandbox.KERNEL_NAME, timeout=120, config=config).execute(cwd=str(run))
+        with sandbox_slot() as slot:  # a sandbox user no grader running beside this test holds
+            os.environ["COURSE_SANDBOX_SLOT"] = str(slot)
+            NotebookClient(nb, kernel_name=sandbox.KERNEL_NAME, timeout=120, config=config).execute(cwd=str(run))
     finally:
         for k, v in old.items():
             os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)

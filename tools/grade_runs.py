@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -21,7 +23,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tools import sandbox
@@ -80,6 +82,29 @@ def _write_run(runs: Path, submission: Submission, record: dict, executed: Path 
     shutil.rmtree(old, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def sandbox_slot(limit: int = 1000) -> Iterator[int]:
+    """A sandbox user number no other grader on this machine holds now (a lock file per number).
+
+    Each slot's kernels run as their own user (uid 60000 + slot when grading as root): its process
+    limit is its own, and what one sandbox leaves running is killed before the next starts, which
+    must never hit another grader's kernel (two courses graded at once, two SLURM tasks on a node).
+    """
+    for slot in range(limit):
+        fd = os.open(Path(tempfile.gettempdir()) / f"course-sandbox-slot-{slot}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        try:
+            yield slot
+        finally:
+            os.close(fd)  # releases the lock
+        return
+    raise RuntimeError(f"all {limit} sandbox slots are taken on this machine")
+
+
 def execute(items: list[Submission], *, template: Path, runs: Path, digests: dict[Submission, str],
             slot: int = 0, cpus: list[int] | None = None, timeout: int | None = None, sandboxed: bool = True,
             root: Path = ROOT, echo: Callable[[str], str | None] = progress) -> tuple[dict[Submission, str], int]:
@@ -93,14 +118,14 @@ def execute(items: list[Submission], *, template: Path, runs: Path, digests: dic
     """
     cpus = cpus or sorted(os.sched_getaffinity(0))
     failed: dict[Submission, str] = {}
-    with tempfile.TemporaryDirectory(prefix="cg") as tmp:  # short: ipc:// socket paths are limited
+    with sandbox_slot() as user, tempfile.TemporaryDirectory(prefix="cg") as tmp:  # short: ipc:// paths are limited
         work = Path(tmp)
         shutil.copy(template, work / "gradebook.db")
         sandbox.write_kernelspec(work / "jupyter")
         (work / "ipc").mkdir()
         env = {"COURSE_PROFILE": "smoke", "COURSE_RESULTS_DIR": str(work / "results"),
                "JUPYTER_PATH": str(work / "jupyter"), "COURSE_SANDBOX_SUBMITTED": str(work / "submitted"),
-               "COURSE_SANDBOX_SLOT": str(slot), "COURSE_SANDBOX_CPUS": ",".join(map(str, cpus)),
+               "COURSE_SANDBOX_SLOT": str(user), "COURSE_SANDBOX_CPUS": ",".join(map(str, cpus)),
                "OMP_NUM_THREADS": str(len(cpus))}
         args = [f"--CourseDirectory.db_url=sqlite:///{work / 'gradebook.db'}",
                 f"--CourseDirectory.submitted_directory={work / 'submitted'}",

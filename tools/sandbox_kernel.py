@@ -44,6 +44,33 @@ def own_processes() -> int:
     return count
 
 
+def processes_of(uid: int) -> list[int]:
+    """PIDs of the processes this uid runs (zombies included: RLIMIT_NPROC counts them)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def reap(uid: int, timeout: float = 30.0) -> None:
+    """Kill what a previous sandbox of this slot left running (a fork bomb's last processes) and wait.
+
+    Its processes would count against this kernel's RLIMIT_NPROC, and it could not start a thread.
+    """
+    deadline = time.monotonic() + timeout
+    while (pids := processes_of(uid)) and time.monotonic() < deadline:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+
+
 def set_limits(limits: Limits, uid: int | None) -> None:
     """Apply the limits to this process (bubblewrap and the kernel inherit them)."""
     nproc = limits.processes if uid is not None else own_processes() + limits.processes
@@ -138,6 +165,7 @@ def main(argv: list[str]) -> None:
     write_private(private, info, uid if uid is not None else os.getuid())
     empty(ipc_dir)
     if uid is not None:
+        reap(uid)
         os.chown(ipc_dir, uid, uid)
     sockets = [f"{Path(info['ip']).name}-{info[port]}" for port in PORTS]
     command = [python(), "-m", "ipykernel_launcher", "-f", "/kernel.json", *argv[1:]]
