@@ -16,17 +16,19 @@ The logs (``autograde*.log``, ``merge.log``) and the failures per assignment
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools import sandbox
-from tools.autograde_log import failures, last_submission
+from tools.autograde_log import failures, last_submission, progress
 from tools.check_submissions import find_problems, submitted_assignments
 from tools.grade_runs import RUNS, Submission, digest, execute, merge
 from tools.grades import grade_rows, print_rows
@@ -149,10 +151,18 @@ def autograde(assignments: list[str], timeout: int | None, only: list[str] | Non
     print(f"running {len(r.pending)} submission(s) with {jobs} worker(s) at once, "
           + ("each kernel in a sandbox (bubblewrap)" if sandboxed else
              "UNSAFE=1: WITHOUT a sandbox, with your rights"))
-    t0 = time.perf_counter()
+    t0, started, lock = time.perf_counter(), itertools.count(1), threading.Lock()
+
+    def echo(line: str) -> str | None:  # "  [3/40] grading 05_optimizers alice", in the order they start
+        shown = progress(line)
+        if shown and shown.startswith("  grading "):
+            with lock:
+                return f"  [{next(started)}/{len(r.pending)}] {shown.strip()}"
+        return shown
+
     with ThreadPoolExecutor(jobs) as pool:
         futures = [pool.submit(execute, chunk, template=REPORTS / "template.db", runs=RUNS, digests=r.digests,
-                               slot=i, cpus=shares[i], timeout=timeout, sandboxed=sandboxed)
+                               slot=i, cpus=shares[i], timeout=timeout, sandboxed=sandboxed, echo=echo)
                    for i, chunk in enumerate(chunks) if chunk]
         done = [f.result() for f in futures]
     failed = {s: why for f, _ in done for s, why in f.items()}

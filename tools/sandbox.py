@@ -7,15 +7,16 @@ starts ipykernel inside `bubblewrap <https://github.com/containers/bubblewrap>`_
 (Debian's ``bubblewrap``), which sees:
 
 * read-only: the system (``/usr``), the Python environment, ``course_utils`` and the datasets;
-* writable: one size-limited tmpfs, ``/sandbox``, holding the submission's folder as the student
-  handed it in (its files read-only, new files allowed), a home, ``/tmp`` and the lessons' results;
+* writable: a size-limited tmpfs, ``/sandbox``, holding the submission's folder as the student
+  handed it in (its files read-only, new files allowed), a home, ``$TMPDIR`` and the lessons'
+  results; and smaller ones at ``/tmp`` and ``/dev/shm``;
 * nothing else: no ``solutions/``, no gradebook, no other student's files, no ``results/``, no
   network (a network namespace with only loopback: the kernel talks to nbgrader over ``ipc://``
   socket files), no other process (a PID namespace), and, when run as root, a user of its own
   (uid 60000 + slot) without capabilities;
 
 and runs under limits on memory (``RLIMIT_DATA``), CPU time, processes (``RLIMIT_NPROC``, which
-needs that uid of its own) and disk (the tmpfs size; ``RLIMIT_FSIZE``), pinned to the CPUs of its
+needs that uid of its own) and disk (the tmpfs sizes; ``RLIMIT_FSIZE``), pinned to the CPUs of its
 grading slot. The limits are set by ``COURSE_SANDBOX_*`` variables (:class:`Limits`).
 
 ``python tools/sandbox.py check`` says whether a sandbox can be made here.
@@ -23,7 +24,6 @@ grading slot. The limits are set by ``COURSE_SANDBOX_*`` variables (:class:`Limi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -36,7 +36,7 @@ from pathlib import Path
 
 KERNEL_NAME = "course-sandbox"
 UID_BASE = 60000  # sandbox users when grading as root: UID_BASE + slot, no entry in /etc/passwd needed
-SANDBOX = "/sandbox"  # the one writable tmpfs inside
+SANDBOX = "/sandbox"  # the main writable tmpfs inside
 COURSE_ROOT = Path(__file__).resolve().parents[1]
 WHY_NOT = ("no sandbox for student code: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap), "
            "or say UNSAFE=1 to run submissions with your own rights")
@@ -63,7 +63,7 @@ class Limits:
     memory: int = 6 * GIB     # RLIMIT_DATA: heap and private writable mappings, per process
     cpu_seconds: int = 1800   # RLIMIT_CPU, per process
     processes: int = 512      # RLIMIT_NPROC: processes and threads of the sandbox's user
-    disk: int = 2 * GIB       # size of the writable tmpfs (RAM-backed) and of any one file
+    disk: int = 2 * GIB       # size of /sandbox (RAM-backed) and of any one file; /tmp and /dev/shm get a quarter
 
     @classmethod
     def from_env(cls) -> Limits:
@@ -127,9 +127,13 @@ def python_paths() -> list[Path]:
     paths = sysconfig.get_paths()
     keep = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, paths["stdlib"], paths["platstdlib"],
                                         paths["purelib"], paths["platlib"])}
-    spec = importlib.util.find_spec("course_utils")
-    if spec and spec.submodule_search_locations:
-        keep |= {Path(p).resolve() for p in spec.submodule_search_locations}
+    for finder in sys.meta_path:  # every finder's answer: the kernel's sys.path differs from this one's
+        try:
+            spec = finder.find_spec("course_utils", None)  # type: ignore[attr-defined]
+        except (AttributeError, ImportError, TypeError, ValueError):
+            continue
+        if spec and spec.submodule_search_locations:
+            keep |= {Path(p).resolve() for p in spec.submodule_search_locations}
     course = COURSE_ROOT.resolve()
     keep = {p for p in keep if p.is_dir() and not course.is_relative_to(p)}
     return sorted(p for p in keep if not any(p != k and p.is_relative_to(k) for k in keep))
@@ -149,7 +153,7 @@ def kernel_env(limits: Limits, cpus: list[int]) -> dict[str, str]:
             and not k.startswith("COURSE_SANDBOX") and k != "PYTHONPATH"}
     threads = str(max(1, len(cpus)))
     return {**keep, "PATH": f"{Path(python()).parent}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": f"{SANDBOX}/home", "USER": "student", "LOGNAME": "student", "TMPDIR": "/tmp",
+            "HOME": f"{SANDBOX}/home", "USER": "student", "LOGNAME": "student", "TMPDIR": f"{SANDBOX}/tmp",
             "COURSE_DATA": f"{SANDBOX}/data", "COURSE_RESULTS_DIR": f"{SANDBOX}/results",
             "JUPYTER_RUNTIME_DIR": f"{SANDBOX}/runtime", "MPLCONFIGDIR": f"{SANDBOX}/home/.config/matplotlib",
             "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", threads),
@@ -182,10 +186,11 @@ def bwrap_argv(bwrap: str, *, submission: Path, workdir: str, ipc_dir: Path, pri
             "--ro-bind", str(etc_dir / "passwd"), "/etc/passwd", "--ro-bind", str(etc_dir / "group"), "/etc/group",
             "--ro-bind", str(etc_dir / "hosts"), "/etc/hosts",
             "--perms", "1777", "--size", str(limits.disk), "--tmpfs", SANDBOX,
-            "--perms", "1777", "--size", str(limits.disk), "--tmpfs", "/dev/shm"]
+            # /tmp and /dev/shm: tmpfs of their own (a course folder may live under /tmp: its .venv is bound there)
+            "--perms", "1777", "--size", str(limits.disk // 4), "--tmpfs", "/tmp",
+            "--perms", "1777", "--size", str(limits.disk // 4), "--tmpfs", "/dev/shm"]
     for sub in ("home", "tmp", "data", "results", "runtime", "home/.config"):
         args += ["--perms", "1777", "--dir", f"{SANDBOX}/{sub}"]
-    args += ["--symlink", f"{SANDBOX}/tmp", "/tmp"]
     made = {SANDBOX, f"{SANDBOX}/home", "/etc", "/usr"}
     for path in python_paths():
         args += _ro(path, str(path), made)
