@@ -151,13 +151,13 @@ def kernel_env(limits: Limits, cpus: list[int]) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items()
             if (k.startswith(("COURSE_", "NBGRADER_", "LC_", "PYTHON")) or k in {"LANG", "TZ", "MPLBACKEND"})
             and not k.startswith("COURSE_SANDBOX") and k != "PYTHONPATH"}
+    keep.update({k: os.environ[k] for k in ("MKL_NUM_THREADS",) if k in os.environ})  # set, it beats OMP_NUM_THREADS
     threads = str(max(1, len(cpus)))
     return {**keep, "PATH": f"{Path(python()).parent}:/usr/local/bin:/usr/bin:/bin",
             "HOME": f"{SANDBOX}/home", "USER": "student", "LOGNAME": "student", "TMPDIR": f"{SANDBOX}/tmp",
             "COURSE_DATA": f"{SANDBOX}/data", "COURSE_RESULTS_DIR": f"{SANDBOX}/results",
             "JUPYTER_RUNTIME_DIR": f"{SANDBOX}/runtime", "MPLCONFIGDIR": f"{SANDBOX}/home/.config/matplotlib",
-            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", threads),
-            "MKL_NUM_THREADS": os.environ.get("MKL_NUM_THREADS", threads)}
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", threads)}
 
 
 def _ro(source: Path | str, dest: str, made: set[str]) -> list[str]:

@@ -86,7 +86,8 @@ def write_private(folder: Path, info: dict, uid: int) -> None:
     (folder / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n"
                                    f"student:x:{uid}:{uid}:student:{SANDBOX}/home:/bin/sh\n")
     (folder / "group").write_text(f"root:x:0:\nstudent:x:{uid}:\n")
-    (folder / "hosts").write_text("127.0.0.1 localhost\n::1 localhost ip6-localhost\n")
+    (folder / "hosts").write_text("127.0.0.1 localhost sandbox\n::1 localhost ip6-localhost sandbox\n"
+                                  "::ffff:127.0.0.1 localhost\n")  # its hostname; torch.distributed looks up both
     for path in [folder, *folder.iterdir()]:
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
 
