@@ -35,7 +35,7 @@ from tools.grades import grade_rows, print_rows
 from tools.nbgrader_run import REPORTS, ROOT, nbgrader, pattern, without_restored
 
 __all__ = ["Round", "autograde", "cpu_sets", "failures", "last_submission", "prepare", "report", "restored_line",
-           "safety"]
+           "safety", "selection"]
 
 
 def restored_line(count: int) -> str:
@@ -59,6 +59,19 @@ def safety(unsafe: bool) -> tuple[bool, str | None]:
     if unsafe:
         return False, None
     return False, f"autograde refused: {sandbox.WHY_NOT}"
+
+
+def selection(assignments: list[str], unsafe: bool) -> tuple[bool, list[str]] | int:
+    """(run in a sandbox?, the assignments to grade), or the exit status: refused (2), nothing to do (0)."""
+    sandboxed, refusal = safety(unsafe)
+    if refusal:
+        print(refusal)
+        return 2
+    assignments = assignments or submitted_assignments(ROOT)
+    if not assignments:
+        print("nothing to grade: submitted/<student>/<assignment>/ is empty (make collect FROM=...)")
+        return 0
+    return sandboxed, assignments
 
 
 @dataclass
@@ -131,14 +144,10 @@ def autograde(assignments: list[str], timeout: int | None, only: list[str] | Non
     ``only`` grades just these students; ``precheck=False`` hands damaged submissions to nbgrader
     too (to exercise the fallback); ``jobs`` workers run at once (default: one per CPU).
     """
-    sandboxed, refusal = safety(unsafe)
-    if refusal:
-        print(refusal)
-        return 2
-    assignments = assignments or submitted_assignments(ROOT)
-    if not assignments:
-        print("nothing to grade: submitted/<student>/<assignment>/ is empty (make collect FROM=...)")
-        return 0
+    start = selection(assignments, unsafe)
+    if isinstance(start, int):
+        return start
+    sandboxed, assignments = start
     REPORTS.mkdir(parents=True, exist_ok=True)
     for old in [REPORTS / "autograde.log", REPORTS / "merge.log", *REPORTS.glob("autograde-worker*.log")]:
         old.unlink(missing_ok=True)

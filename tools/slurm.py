@@ -24,8 +24,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tools.autograding import Round, prepare, report, safety
-from tools.check_submissions import submitted_assignments
+from tools.autograding import Round, prepare, report, safety, selection
 from tools.grade_runs import RUNS, digest, execute, finished, merge, read_run
 from tools.nbgrader_run import REPORTS, ROOT
 
@@ -63,15 +62,10 @@ exec {python} tools/grading.py autograde-task {shlex.quote(str(BATCH / 'manifest
 def autograde_slurm(assignments: list[str], timeout: int | None, only: list[str] | None, per_task: int,
                     submit: bool, unsafe: bool, sbatch_args: str = "", wait: bool = False) -> int:
     """Prepare the array (and submit it when ``submit`` and sbatch exists; ``wait``: until it ends)."""
-    _, refusal = safety(unsafe)
-    if refusal:
-        print(refusal)
-        return 2
-    assignments = assignments or submitted_assignments(ROOT)
-    if not assignments:
-        print("nothing to grade: submitted/<student>/<assignment>/ is empty (make collect FROM=...)")
-        return 0
-    r = prepare(assignments, only, True, BATCH / "template.db")
+    start = selection(assignments, unsafe)
+    if isinstance(start, int):
+        return start
+    r = prepare(start[1], only, True, BATCH / "template.db")
     if isinstance(r, int):
         return r
     todo = [s for s in r.pending if not finished(RUNS, s, r.digests[s])]
