@@ -148,9 +148,7 @@ def environment_record(device: torch.device | str | None = None) -> dict[str, An
         "ram": hardware.ram_bytes(),
         "torch_threads": torch.get_num_threads(),
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-        "tf32_matmul": torch.backends.cuda.matmul.allow_tf32,
-        "tf32_cudnn": torch.backends.cudnn.allow_tf32,
-        "float32_matmul_precision": torch.get_float32_matmul_precision(),
+        **hardware.tf32_flags(),
         "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
         "cudnn_deterministic": bool(torch.backends.cudnn.deterministic),
         # CUDA: sm_80 and up, what is_bf16_supported(including_emulation=False) checks, but for
@@ -276,4 +274,7 @@ def setup(seed: int = 0, *, verbose: bool = True) -> Env:
     env = Env(device=device, profile=profile, seed=seed, record=record)
     if verbose:
         print(env)
+    floor = hardware.torch_floor_problem(device.type)
+    if floor:
+        print(f"WARNING: {floor}")
     return env

@@ -25,6 +25,8 @@ __all__ = [
     "nvidia_driver_version",
     "pick_amp_dtype",
     "ram_bytes",
+    "tf32_flags",
+    "torch_floor_problem",
     "usable_cpus",
 ]
 
@@ -194,6 +196,53 @@ def pick_amp_dtype(device: torch.device | str, capability: tuple[int, int] | Non
     if device.type == "cpu":
         return torch.bfloat16 if (cpu_bf16_support() if bf16_real is None else bf16_real) else None
     return None
+
+
+def tf32_flags() -> dict[str, Any]:
+    """TF32 for matmuls and for cuDNN convolutions, and the float32 matmul precision, as in force now.
+
+    From torch 2.9 on, TF32 is set per backend with ``fp32_precision`` (``"ieee"``, ``"tf32"``, or
+    ``"none"``: the parent's setting), and once anyone has used that API, reading the legacy flags
+    (``allow_tf32``, ``get_float32_matmul_precision()``) raises "mix of the legacy and new APIs". So
+    the new API is read where it exists (it also reflects legacy writes); older torch has only the
+    legacy flags.
+    """
+    b = torch.backends
+    matmul = getattr(b.cuda.matmul, "fp32_precision", None)
+    if matmul is None:  # torch < 2.9
+        return {"tf32_matmul": bool(b.cuda.matmul.allow_tf32), "tf32_cudnn": bool(b.cudnn.allow_tf32),
+                "float32_matmul_precision": torch.get_float32_matmul_precision()}
+
+    def resolve(*levels: str | None) -> str:
+        return next((v for v in levels if v not in (None, "none")), "ieee")
+
+    top = getattr(b, "fp32_precision", None)
+    mm = resolve(matmul, top)
+    conv = resolve(getattr(getattr(b.cudnn, "conv", None), "fp32_precision", None),
+                   getattr(b.cudnn, "fp32_precision", None), top)
+    try:
+        precision = torch.get_float32_matmul_precision()
+    except RuntimeError:  # the new API was used: the legacy name of what it set
+        precision = "high" if mm == "tf32" else "highest"
+    return {"tf32_matmul": mm == "tf32", "tf32_cudnn": conv == "tf32", "float32_matmul_precision": precision}
+
+
+#: The oldest torch each device type runs every lesson on (pyproject.toml and the README say the same; `make compat`
+#: tests the CPU/CUDA floor). MPS: autocast and fused Adam from 2.5, GradScaler's kernels and inductor from 2.8.
+TORCH_FLOOR: dict[str, tuple[int, int]] = {"cpu": (2, 4), "cuda": (2, 4), "mps": (2, 8)}
+
+
+def torch_floor_problem(device_type: str, version: str | None = None) -> str | None:
+    """One line when this torch is older than what ``device_type`` needs for every lesson, else None."""
+    version = version or torch.__version__
+    have = tuple(int(x) for x in re.findall(r"\d+", version.split("+")[0])[:2])
+    need = TORCH_FLOOR.get(device_type)
+    if need is None or have >= need:
+        return None
+    why = (" (mixed precision with GradScaler, fused Adam and torch.compile need it: lessons 04, 05, 14, 18 and 19 "
+           "stop at those parts)" if device_type == "mps" else "")
+    return (f"torch {version} is older than this course needs on {device_type}: torch >= {need[0]}.{need[1]}{why}; "
+            "upgrade with `pip install -U torch torchvision`")
 
 
 def _slug(text: str) -> str:

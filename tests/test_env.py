@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -306,3 +307,38 @@ def test_compare_and_benchmark_check_the_device_before_any_call(monkeypatch):
     with pytest.raises(ValueError, match=r"device='cuda' was asked for"):
         cu.benchmark(arm, device="cuda")
     assert calls == [], "nothing ran before the device was checked"
+
+
+@pytest.mark.parametrize("how", ["legacy", "new"])
+def test_setup_reads_tf32_whichever_api_set_it(how):
+    # torch >= 2.9: once the new fp32_precision API is used, reading the legacy flags raises "mix of the legacy
+    # and new APIs"; the record must read what is in force either way (a fresh interpreter: the flags are global)
+    if how == "new" and not hasattr(torch.backends.cuda.matmul, "fp32_precision"):
+        pytest.skip(f"torch {torch.__version__} has only the legacy TF32 flags")
+    b = "torch.backends"
+    setting = (f"{b}.cuda.matmul.allow_tf32 = True; {b}.cudnn.allow_tf32 = False" if how == "legacy"
+               else f"{b}.cuda.matmul.fp32_precision = 'tf32'; {b}.cudnn.conv.fp32_precision = 'ieee'")
+    code = ("import json, torch, course_utils as cu\n" + setting + "\n"
+            "r = cu.environment_record(torch.device('cpu'))\n"
+            "print(json.dumps([r['tf32_matmul'], r['tf32_cudnn'], r['float32_matmul_precision']]))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, False, "high"]
+
+
+@pytest.mark.parametrize("device, version, problem", [
+    ("cpu", "2.4.1+cu121", False), ("cuda", "2.4.0", False), ("cuda", "2.3.1", True), ("cpu", "2.11.0", False),
+    ("mps", "2.7.1", True), ("mps", "2.8.0", False), ("xpu", "2.4.0", False),
+])
+def test_a_torch_below_the_device_s_floor_is_named(device, version, problem):
+    said = hardware.torch_floor_problem(device, version)
+    assert (said is not None) is problem
+    if problem:
+        assert version in said and ">= 2." in said and "pip install -U torch" in said
+
+
+def test_the_floor_is_the_one_pyproject_promises():
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    promised = re.search(r'"torch>=(\d+)\.(\d+)"', pyproject)
+    floor = hardware.TORCH_FLOOR
+    assert promised and tuple(map(int, promised.groups())) == floor["cuda"] == floor["cpu"]
