@@ -175,7 +175,9 @@ def param_count(model: torch.nn.Module, *, trainable_only: bool = False) -> int:
 
 #: Messages of the ``RuntimeError`` cuDNN raises when it cannot allocate a workspace, typically near a
 #: memory cap: an out-of-memory in all but name (the allocator's own error is ``torch.OutOfMemoryError``).
-CUDNN_OOM_MARKERS = ("GET was unable to find an engine", "CUDNN_STATUS_ALLOC_FAILED")
+#: "GET" is the heuristic search's wording, "FIND" the one ``torch.backends.cudnn.benchmark = True`` runs.
+CUDNN_OOM_MARKERS = ("GET was unable to find an engine", "FIND was unable to find an engine",
+                     "CUDNN_STATUS_ALLOC_FAILED")
 
 
 def is_out_of_memory(exc: BaseException) -> bool:

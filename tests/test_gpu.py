@@ -343,6 +343,7 @@ def test_out_of_memory_is_recovered_and_the_memory_returned(dev):
 @pytest.mark.parametrize("message", [
     "cuDNN error: CUDNN_STATUS_ALLOC_FAILED",
     "GET was unable to find an engine to execute this computation",
+    "FIND was unable to find an engine to execute this computation",  # what cudnn.benchmark = True reports
 ])
 def test_cudnn_out_of_memory_is_recovered_too(dev, message):
     # Near a memory cap cuDNN reports an out-of-memory as a plain RuntimeError: simulated here by a
@@ -383,6 +384,25 @@ def test_a_real_cudnn_convolution_fits_under_a_cap_or_reports_out_of_memory(dev)
     with memory_cap(64 * MIB, dev):
         assert fits(step) is False
     assert fits(step) is True
+
+
+def test_a_capped_search_with_cudnn_benchmark_on_says_does_not_fit(dev):
+    # With cudnn.benchmark = True, cuDNN tries every algorithm (FIND) and, near a cap, reports "FIND was unable to
+    # find an engine": a capped search must read that as "does not fit", not crash. The input is sized so that it
+    # fits the cap while the algorithms' workspaces mostly do not; either kind of out-of-memory is accepted.
+    from course_utils.memory import fits, memory_cap
+
+    conv = nn.Conv2d(64, 64, 3, padding=1).to(dev)
+    x = torch.randn(64, 64, 56, 56, device=dev)  # 49 MiB
+    saved = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = True
+    try:
+        with memory_cap(96 * MIB, dev):
+            fitted = fits(lambda: conv(x).sum().backward())  # True or False, never an exception
+        assert fitted in (True, False)
+        assert fits(lambda: conv(x[:2]).sum().backward()) is True
+    finally:
+        torch.backends.cudnn.benchmark = saved
 
 
 @pytest.mark.clock

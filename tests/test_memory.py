@@ -130,6 +130,7 @@ import weakref  # noqa: E402
     (torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"), True),
     (torch.cuda.OutOfMemoryError("the same class"), True),
     (RuntimeError("GET was unable to find an engine to execute this computation"), True),
+    (RuntimeError("FIND was unable to find an engine to execute this computation"), True),  # cudnn.benchmark
     (RuntimeError("cuDNN error: CUDNN_STATUS_ALLOC_FAILED"), True),
     (RuntimeError("CUDA error: an illegal memory access was encountered"), False),
     (RuntimeError("Expected all tensors to be on the same device, but found cuda:0 and cpu"), False),

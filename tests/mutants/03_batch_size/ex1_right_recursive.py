@@ -8,7 +8,8 @@ def _is_oom(e):
     if isinstance(e, torch.cuda.OutOfMemoryError):
         return True
     return isinstance(e, RuntimeError) and any(
-        m in str(e) for m in ("GET was unable to find an engine", "CUDNN_STATUS_ALLOC_FAILED"))
+        m in str(e) for m in ("GET was unable to find an engine", "FIND was unable to find an engine",
+                                "CUDNN_STATUS_ALLOC_FAILED"))
 
 
 def largest_batch(try_step, *, start=1, limit=2**20):

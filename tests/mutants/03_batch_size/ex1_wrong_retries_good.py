@@ -5,7 +5,7 @@ import gc
 
 import torch
 
-_CUDNN = ("GET was unable to find an engine", "CUDNN_STATUS_ALLOC_FAILED")
+_CUDNN = ("GET was unable to find an engine", "FIND was unable to find an engine", "CUDNN_STATUS_ALLOC_FAILED")
 
 
 def largest_batch(try_step, *, start=1, limit=2**20):
