@@ -12,6 +12,7 @@ synchronised. :func:`~course_utils.comparison.analyze` turns the rounds into the
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -103,8 +104,11 @@ def benchmark(
             fn()
             synchronize(device)
     timer = tbench.Timer(stmt="fn()", globals={"fn": timed}, num_threads=threads, label=label)
+    # the Timer synchronises the *current* CUDA device only: make it the one that runs fn
+    on_device = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
     try:
-        m = timer.blocked_autorange(min_run_time=min_run_time)
+        with on_device:
+            m = timer.blocked_autorange(min_run_time=min_run_time)
     except Exception as e:
         raise RuntimeError(f"the arm {label!r} raised {type(e).__name__}: {e}") from e
     return Timing(label=label, median_s=float(m.median), iqr_s=float(m.iqr), mean_s=float(m.mean),

@@ -195,3 +195,30 @@ def test_huge_and_tiny_ratios_print_without_false_zeros():
 
     assert _ratio(6.1e-05) == "6.1e-05" and _ratio(0.9061) == "0.906"  # a compile: not "0.000×"
     assert _times(16393.4) == "16,393×" and _times(1.387) == "1.39×" and _times(2.5e7) == "2.5e7×"
+
+
+def test_benchmark_times_a_cuda_arm_on_its_own_device(monkeypatch):
+    # torch.utils.benchmark's Timer synchronises the current CUDA device only: an arm on cuda:1 while cuda:0 is
+    # current would be timed by its launches. benchmark must make the arm's device current while it times.
+    # Faked here (no GPU): the device check passes "cuda:1" through, and torch.cuda.device records its use.
+    import course_utils.timing as timing
+
+    current = []
+
+    class Device:
+        def __init__(self, device):
+            self.device = torch.device(device)
+
+        def __enter__(self):
+            current.append(self.device)
+
+        def __exit__(self, *exc):
+            current.pop()
+
+    seen = []
+    monkeypatch.setattr(timing, "check_device", lambda d: torch.device(d))
+    monkeypatch.setattr(torch.cuda, "device", Device)
+    t = cu.benchmark(lambda: seen.append(list(current)), device="cuda:1", min_run_time=0.01)
+    assert t.device == "cuda"
+    timed = seen[1:]  # the first call is the warm-up, before the Timer
+    assert timed and all(c == [torch.device("cuda", 1)] for c in timed), seen[:3]
