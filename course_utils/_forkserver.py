@@ -33,8 +33,11 @@ class ForkServer:
 
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
-        if self._line(120.0) != "ready":
+        line = self._line(120.0)
+        if line != "ready":
             self.close()
+            if line and line.startswith("error: "):
+                raise RuntimeError(line.removeprefix("error: "))
             raise RuntimeError(f"the preloading process could not import {list(preload)}")
 
     def _read(self) -> None:
@@ -108,8 +111,16 @@ def _child(req: dict) -> int:
 
 
 def main() -> None:
-    for name in filter(None, sys.argv[1].split(",")):
+    names = list(filter(None, sys.argv[1].split(",")))
+    for name in names:
         __import__(name)
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        # A forked child cannot use a CUDA context its parent created: every run would fail with a CUDA
+        # initialization error. The preload (or a sitecustomize) must not touch CUDA at import.
+        print(f"error: importing {', '.join(names)} initialised CUDA in the preloading process; forked children "
+              "could not use the GPU (import without calling torch.cuda, or run without preload)", flush=True)
+        sys.exit(3)
     print("ready", flush=True)
     for line in sys.stdin:
         req = json.loads(line)

@@ -1,5 +1,6 @@
 """cu.in_processes: every run in a fresh interpreter, arms alternated, results back as data."""
 
+import os
 import random
 import time
 
@@ -168,3 +169,15 @@ def test_calls_without_a_seed_get_fresh_orders_and_record_their_seed(no_processe
     for bad in (-1, "x", True, 1.5):
         with pytest.raises(ValueError, match="seed must be a whole number"):
             cu.in_processes("m:f", ARMS, rounds=1, progress=False, seed=bad)
+
+
+def test_a_preload_that_initialises_cuda_is_refused(tmp_path):
+    # A child forked after CUDA was initialised in its parent cannot use the GPU. No GPU here, so the preloaded
+    # module claims an initialised CUDA the way torch.cuda.is_initialized() would report one.
+    from course_utils._forkserver import ForkServer
+
+    (tmp_path / "touches_cuda.py").write_text("import torch\ntorch.cuda.is_initialized = lambda: True\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    with pytest.raises(RuntimeError, match="initialised CUDA in the preloading process"):
+        ForkServer(["torch", "touches_cuda"], env)
+    ForkServer(["torch"], env).close()  # the control: a plain torch import is fine
