@@ -6,7 +6,8 @@
   download (see :mod:`course_utils.fashion_mnist`; ``make data`` prepares them once).
 - ``digits``: scikit-learn's bundled handwritten digits (1,797 real 8×8 images, no download).
 - ``cifar10``: CIFAR-10 (60,000 32×32 colour images), read from its on-disk python format,
-  downloaded through torchvision into a cache folder when missing.
+  downloaded through torchvision into a cache folder when missing (:func:`fetch_cifar10`: not with
+  ``COURSE_OFFLINE=1``, nor when its host does not answer within seconds; reads time out).
 
 When a real dataset cannot be had, :func:`load_dataset` falls back to ``digits`` with a printed
 warning that names the dataset actually used, never silently; ``COURSE_DATASET=digits`` forces
@@ -21,15 +22,18 @@ from __future__ import annotations
 
 import os
 import pickle
+import socket
+import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import numpy as np
 import torch
 
-from .fashion_mnist import cache_dir, prepare_fashionmnist, raw_folder
+from .fashion_mnist import DOWNLOAD_TIMEOUT_S, MIRROR_TIMEOUT_S, cache_dir, prepare_fashionmnist, raw_folder
 from .image_files import image_folder, write_image_folder
 
 __all__ = [
@@ -38,6 +42,8 @@ __all__ = [
     "DatasetFallbackWarning",
     "batches",
     "cache_dir",
+    "cifar10_unavailable",
+    "fetch_cifar10",
     "image_folder",
     "load_dataset",
     "prepare_fashionmnist",
@@ -174,12 +180,70 @@ def read_cifar10(root: Path) -> Dataset:
                    torch.from_numpy(y_te), classes)
 
 
-def _cifar10(root: Path, verbose: bool = False) -> Dataset:
+def _unreachable(url: str, timeout: float) -> str | None:
+    """None when ``url``'s host accepts a connection within ``timeout`` s, else why not (one line)."""
+    host = urlparse(url)
+    port = host.port or (443 if host.scheme == "https" else 80)
+    outcome: list[str | None] = []
+
+    def connect() -> None:  # in a thread: a stalled DNS lookup ignores the socket timeout
+        try:
+            socket.create_connection((host.hostname, port), timeout=timeout).close()
+            outcome.append(None)
+        except OSError as e:
+            outcome.append(f"{type(e).__name__}: {e}")
+
+    probe = threading.Thread(target=connect, daemon=True)
+    probe.start()
+    probe.join(timeout + 1.0)
+    error = outcome[0] if outcome else f"no answer within {timeout + 1.0:g} s"
+    return None if error is None else f"cannot reach {host.hostname}:{port} ({error})"
+
+
+def cifar10_unavailable(root: str | Path | None = None) -> str | None:
+    """None when CIFAR-10 is on disk in ``root`` or its download host answers, else why not (one line).
+
+    Offline (``COURSE_OFFLINE=1``) the network is not touched; otherwise the host gets
+    ``MIRROR_TIMEOUT_S`` seconds to accept a connection (the lookup included).
+    """
+    root = Path(root) if root is not None else cache_dir()
+    if (root / CIFAR10_FOLDER / "test_batch").exists():
+        return None
+    if os.environ.get("COURSE_OFFLINE", "").strip() not in ("", "0"):
+        return "COURSE_OFFLINE is set"
+    from torchvision.datasets import CIFAR10
+
+    return _unreachable(CIFAR10.url, MIRROR_TIMEOUT_S)
+
+
+def fetch_cifar10(root: str | Path | None = None) -> Path:
+    """Put CIFAR-10's files in ``root`` (:func:`cache_dir` when None): kept, else torchvision's download.
+
+    The download runs only when :func:`cifar10_unavailable` finds no reason against it, and every
+    network read gives up after ``DOWNLOAD_TIMEOUT_S`` seconds (torchvision sets no timeout).
+
+    Raises:
+        ConnectionError: offline (``COURSE_OFFLINE=1``) or the host did not answer: nothing downloaded.
+        OSError, RuntimeError: the download failed (torchvision's message says why).
+    """
+    root = Path(root) if root is not None else cache_dir()
+    why = cifar10_unavailable(root)
+    if why is not None:
+        raise ConnectionError(f"no download: {why}")
     if not (root / CIFAR10_FOLDER / "test_batch").exists():
         from torchvision.datasets import CIFAR10
 
-        CIFAR10(root=str(root), train=True, download=True)  # downloads and extracts the archive
-    return read_cifar10(root)
+        previous = socket.getdefaulttimeout()
+        socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)
+        try:
+            CIFAR10(root=str(root), train=True, download=True)  # downloads and extracts the archive
+        finally:
+            socket.setdefaulttimeout(previous)
+    return root
+
+
+def _cifar10(root: Path, verbose: bool = False) -> Dataset:
+    return read_cifar10(fetch_cifar10(root))
 
 
 def _fashionmnist(root: Path, verbose: bool = False) -> Dataset:

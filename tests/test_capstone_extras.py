@@ -9,6 +9,12 @@ scaling runs only with more than one GPU: here the same rank script runs under a
 from __future__ import annotations
 
 import pickle
+import socket
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -18,6 +24,9 @@ import torch
 import course_utils as cu
 from course_utils import capstone_extras, speedrun
 from course_utils.fixes import Stack
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ (make_reference's fallback check)
+from tools.make_reference import FALLBACK_MARK, fell_back  # noqa: E402
 
 
 def _write_cifar10(root, n=300):
@@ -48,6 +57,99 @@ def test_the_gpu_runs_say_why_they_do_not_run_here(capsys) -> None:
     assert capstone_extras.ddp_scaling(env) is None
     out = capsys.readouterr().out
     assert "CIFAR-10: not run" in out and "smoke profile on a cpu" in out and "DDP: not run" in out
+
+
+#: An Env that claims a CUDA GPU in the gpu profile (the only case in which cifar10_runs tries CIFAR-10).
+GPU_ENV = SimpleNamespace(device=torch.device("cuda"), profile="gpu", record={"gpu_name": "claimed (test)"})
+
+
+class _Prepared(Exception):
+    """Raised by the test's stand-in for speedrun.prepare: the CIFAR-10 part went on to prepare."""
+
+
+@pytest.fixture()
+def no_prepare(monkeypatch):
+    def prepare(*args, **kwargs):
+        raise _Prepared(args)
+
+    monkeypatch.setattr(speedrun, "prepare", prepare)
+
+
+def _refuse_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the network was touched")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+
+
+def _no_reference_lost(out: str, tmp_path) -> None:
+    """Nothing printed that make_reference would read as the digits fallback (the lesson would be no reference)."""
+    assert FALLBACK_MARK not in out
+    executed = tmp_path / "19_capstone.ipynb"
+    executed.write_text(out)
+    assert not fell_back(executed)
+
+
+def test_cifar10_offline_on_a_gpu_is_one_plain_line(data_dir, monkeypatch, capsys, no_prepare) -> None:
+    _refuse_network(monkeypatch)
+    monkeypatch.setenv("COURSE_OFFLINE", "1")
+    start = time.perf_counter()
+    assert capstone_extras.cifar10_runs(GPU_ENV) is None
+    assert time.perf_counter() - start < 5
+    captured = capsys.readouterr()
+    lines = [line for line in captured.out.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("CIFAR-10: not run") and "COURSE_OFFLINE is set" in lines[0]
+    _no_reference_lost(captured.out + captured.err, data_dir)
+
+
+def test_cifar10_unreachable_on_a_gpu_gives_up_within_the_timeout(data_dir, monkeypatch, capsys,
+                                                                  no_prepare) -> None:
+    released = threading.Event()
+
+    def hangs(*args, **kwargs):  # a silently dropping network, DNS included
+        released.wait(30)
+        raise TimeoutError("timed out (test)")
+
+    def no_download(*args, **kwargs):
+        raise AssertionError("no download may start when the host did not answer")
+
+    monkeypatch.delenv("COURSE_OFFLINE", raising=False)
+    monkeypatch.setattr(cu.data, "MIRROR_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(socket, "create_connection", hangs)
+    monkeypatch.setattr(urllib.request, "urlopen", no_download)
+    import torchvision.datasets  # noqa: F401  (imported before the clock starts: it takes seconds the first time)
+
+    start = time.perf_counter()
+    try:
+        assert capstone_extras.cifar10_runs(GPU_ENV) is None
+    finally:
+        released.set()
+    assert time.perf_counter() - start < 0.3 + 1.0 + 1.0
+    captured = capsys.readouterr()
+    assert "CIFAR-10: not run" in captured.out and "cannot reach" in captured.out
+    _no_reference_lost(captured.out + captured.err, data_dir)
+
+
+def test_cifar10_failed_download_on_a_gpu_is_one_plain_line(data_dir, monkeypatch, capsys, no_prepare) -> None:
+    def broken(*args, **kwargs):
+        raise OSError("connection reset by peer (test)")
+
+    monkeypatch.delenv("COURSE_OFFLINE", raising=False)
+    monkeypatch.setattr(socket, "create_connection", lambda *args, **kwargs: SimpleNamespace(close=lambda: None))
+    monkeypatch.setattr(urllib.request, "urlopen", broken)
+    assert capstone_extras.cifar10_runs(GPU_ENV) is None
+    captured = capsys.readouterr()
+    assert "CIFAR-10: not run" in captured.out and "connection reset by peer" in captured.out
+    _no_reference_lost(captured.out + captured.err, data_dir)
+
+
+def test_cifar10_on_disk_goes_on_to_prepare_offline(data_dir, monkeypatch, no_prepare) -> None:
+    _refuse_network(monkeypatch)
+    monkeypatch.setenv("COURSE_OFFLINE", "1")
+    _write_cifar10(data_dir, n=2)
+    with pytest.raises(_Prepared, match="cifar10"):  # the files are there: no reason to skip
+        capstone_extras.cifar10_runs(GPU_ENV)
 
 
 @pytest.mark.slow  # trains the naive script and the stack

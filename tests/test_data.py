@@ -3,6 +3,8 @@ import os
 import pickle
 import socket
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -71,10 +73,19 @@ def no_fashionmnist_source(tmp_path, monkeypatch):
     monkeypatch.delenv("COURSE_OFFLINE", raising=False)
 
 
+class _Connected:
+    """What a probe's socket.create_connection returns when the host answers (the test's stand-in)."""
+
+    def close(self):
+        pass
+
+
 def test_download_failure_falls_back_with_a_warning(tmp_path, monkeypatch, capsys, no_fashionmnist_source):
     def offline(*args, **kwargs):
         raise urllib.error.URLError("network is unreachable (test)")
 
+    # the mirrors answer the probe, then the download itself fails: no real network either way
+    monkeypatch.setattr(socket, "create_connection", lambda *args, **kwargs: _Connected())
     monkeypatch.setattr(urllib.request, "urlopen", offline)
     for name in ("cifar10", "fashionmnist"):
         with pytest.warns(DatasetFallbackWarning, match=f"could not load {name}.*'digits'"):
@@ -82,6 +93,80 @@ def test_download_failure_falls_back_with_a_warning(tmp_path, monkeypatch, capsy
         assert d.name == "digits"
         out = capsys.readouterr().out
         assert "WARNING" in out and "dataset     digits" in out
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Any connection or download fails the test: the code under test must not try one."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the network was touched")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+
+
+def test_cifar10_offline_switch_skips_the_network(tmp_path, monkeypatch, capsys, no_network):
+    monkeypatch.setenv("COURSE_OFFLINE", "1")
+    start = time.perf_counter()
+    assert cu.data.cifar10_unavailable(tmp_path) == "COURSE_OFFLINE is set"
+    with pytest.raises(ConnectionError, match="no download: COURSE_OFFLINE is set"):
+        cu.data.fetch_cifar10(tmp_path)
+    with pytest.warns(DatasetFallbackWarning, match="could not load cifar10.*COURSE_OFFLINE"):
+        d = cu.load_dataset("cifar10", root=tmp_path, verbose=False)
+    assert d.name == "digits" and time.perf_counter() - start < 5
+    _write_cifar10(tmp_path)  # files on disk: read offline, no network needed
+    assert cu.data.cifar10_unavailable(tmp_path) is None
+    assert cu.load_dataset("cifar10", root=tmp_path, verbose=False).name == "cifar10"
+
+
+@pytest.mark.parametrize("how", ["hangs", "times out"])
+def test_cifar10_unreachable_host_gives_up_within_the_timeout(tmp_path, monkeypatch, how):
+    released = threading.Event()
+    timeouts = []
+
+    def unreachable(address, timeout=None, *args, **kwargs):
+        timeouts.append(timeout)
+        if how == "hangs":  # a stalled DNS lookup: no socket timeout applies
+            released.wait(30)
+        else:  # a firewall that drops packets: the connect times out
+            time.sleep(timeout)
+        raise TimeoutError("timed out (test)")
+
+    def no_download(self):
+        raise AssertionError("torchvision's download must not start when the host is unreachable")
+
+    from torchvision.datasets import CIFAR10
+
+    monkeypatch.delenv("COURSE_OFFLINE", raising=False)
+    monkeypatch.setattr(cu.data, "MIRROR_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(socket, "create_connection", unreachable)
+    monkeypatch.setattr(urllib.request, "urlopen", no_download)
+    monkeypatch.setattr(CIFAR10, "download", no_download)
+    start = time.perf_counter()  # torchvision is imported above, before the clock starts
+    try:
+        with pytest.raises(ConnectionError, match="no download: cannot reach www.cs.toronto.edu:443"):
+            cu.data.fetch_cifar10(tmp_path)
+    finally:
+        released.set()
+    assert time.perf_counter() - start < 0.3 + 1.0 + 1.0  # the probe's timeout and its grace second
+    assert timeouts == [0.3]
+
+
+def test_cifar10_download_reads_time_out_and_the_default_is_put_back(tmp_path, monkeypatch):
+    seen = []
+
+    def download(self):  # torchvision's download, as far as the socket timeout goes
+        seen.append(socket.getdefaulttimeout())
+
+    from torchvision.datasets import CIFAR10
+
+    monkeypatch.delenv("COURSE_OFFLINE", raising=False)
+    monkeypatch.setattr(socket, "create_connection", lambda *args, **kwargs: _Connected())
+    monkeypatch.setattr(CIFAR10, "download", download)
+    before = socket.getdefaulttimeout()
+    with pytest.raises(RuntimeError, match="not found or corrupted"):  # nothing was written
+        cu.data.fetch_cifar10(tmp_path)
+    assert seen == [cu.data.DOWNLOAD_TIMEOUT_S] and socket.getdefaulttimeout() == before
 
 
 # --- Fashion-MNIST: the real files from Debian's package dataset-fashion-mnist ---

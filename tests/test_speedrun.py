@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -224,3 +225,45 @@ def test_profile_steps_keeps_the_active_steps_only(prepared: speedrun.Prepared) 
     assert quiet.calls.get("aten::isnan", 0) == 0 < p.calls.get("aten::isnan", 0) + p.calls.get("aten::any", 0)
     with pytest.raises(TypeError, match="callable"):
         profile_steps(3)
+
+
+def test_the_profiles_evaluation_grid_is_what_a_run_uses(prepared: speedrun.Prepared,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    assert all(p.eval_examples == speedrun.EVAL_EXAMPLES for name, p in speedrun.PROFILES.items() if name != "cifar10")
+    r = speedrun.run_once(Stack.naive(), prepared, seed=0, device="cpu", target=0.9999)
+    assert {e["step"] for e in r.log if e.get("split") == "val"} >= {speedrun.EVAL_EXAMPLES // 32}
+    coarse = dataclasses.replace(speedrun.PROFILES["smoke"], eval_examples=4 * speedrun.EVAL_EXAMPLES)
+    monkeypatch.setitem(speedrun.PROFILES, "smoke", coarse)
+    r = speedrun.run_once(Stack.naive(), prepared, seed=0, device="cpu", target=0.9999)
+    val_steps = [e["step"] for e in r.log if e.get("split") == "val"]
+    every = coarse.eval_examples // 32
+    assert val_steps[0] == every and all(s % every == 0 or s == r.steps for s in val_steps)
+
+
+def test_the_cifar10_target_is_reachable_and_a_miss_is_cheap() -> None:
+    import nbformat
+
+    from course_utils import capstone_extras
+
+    p = speedrun.PROFILES["cifar10"]
+    assert p.target < 0.94  # not airbench's: a 4-block net without augmentation never gets there
+    evals = p.budget_examples // p.eval_examples
+    assert evals * p.val_size <= 0.2 * p.budget_examples * 3  # evaluation (a forward) under a fifth of training
+    assert p.train_size + p.val_size <= 50_000  # CIFAR-10's training images
+    assert capstone_extras.cifar10_runs.__kwdefaults__["target"] is None  # the profile's target
+    root = Path(__file__).resolve().parents[1]
+    nb = nbformat.read(root / "solutions" / "19_capstone" / "19_capstone.ipynb", as_version=4)
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f"The CIFAR-10 runs aim at {p.target * 100:.0f} % validation accuracy, not 94 %" in text
+
+
+def test_the_gpu_ablation_fits_its_share_of_the_reference_window() -> None:
+    from course_utils.ablation import ablation_arms, seeds_needed
+
+    for profile in ("cpu", "gpu"):
+        fixes = speedrun.PROFILES[profile].fixes
+        seeds = seeds_needed(fixes)
+        assert seeds >= 6 and len(ablation_arms(fixes)) * seeds <= 144, profile  # ~0.4-0.6 s a run on an H100
+    assert "inference_eval" in speedrun.PROFILES["gpu"].fixes  # Exercise 3's timing cell points at its rows
