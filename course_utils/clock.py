@@ -23,7 +23,7 @@ __all__ = ["BUDGETS", "MAX_ROUNDS", "call", "check_callable", "gc_off", "loop_ov
 
 #: Default seconds a :func:`~course_utils.timing.compare` may take per profile, warm-up included
 #: (a sweep gets ``(arms + 1) / 3`` times as much). gpu: 3 s, so that every lesson's reference run
-#: fits 8 minutes on an H100/H200. There a step of a few milliseconds gives 30-40 rounds in 3 s
+#: fits 9 minutes on an H100/H200 (tools/estimate_gpu.py). There a step of a few milliseconds gives 30-40 rounds in 3 s
 #: (blocks of ~20 ms per arm, three keys a round), well above the 12 at which the engine's 80 % power
 #: for 1.2x is proven; arms of ~30 ms get ~15 rounds, ~40 ms ~9, and from ~50 ms on the minimum 6
 #: (the engine warns then): a lesson with arms that slow passes its own ``budget=``.

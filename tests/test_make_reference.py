@@ -273,7 +273,7 @@ def test_a_partial_run_keeps_what_finished(monkeypatch, tmp_path):
         monkeypatch.setenv("PROBE_OUT", str(out))
         t0 = time.perf_counter()
         code = mr.main(["--profile", "smoke", "--out", str(out), "--build", str(attempt / "build"),
-                        "--lesson-timeout", str(limit), "--deadline", "5.5", "--archive", str(archive),
+                        "--lesson-timeout", str(limit), "--budget", "5.5", "--archive", str(archive),
                         "--lessons", *map(str, (good, digits, hangs, late))])
         return code, time.perf_counter() - t0, out, archive
 

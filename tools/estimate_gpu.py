@@ -13,11 +13,20 @@ Three parts per lesson, each with its assumption printed:
   sizing comments in each solution notebook): FLOPs at an assumed sustained rate, or a launch-bound
   floor per optimizer step for small models, whichever is larger; plus the data path where a lesson
   has one (lesson 02 decodes images on the CPU: a 16-CPU box).
+- **Processes, launches and compiles**, counted from the lesson's code at gpu sizes: fresh Python
+  processes that import torch and create a CUDA context, children forked from a preloaded fork server
+  (each still creates its own CUDA context and loads cuDNN/cuBLAS), ``torchrun`` launches (an agent and
+  its ranks, each a fresh process, plus the rendezvous), and ``torch.compile`` compiles: cold (a fresh
+  process with an empty inductor cache, the compile-worker pool started) or warm (in the kernel).
 - **Fixed cost**: the runner, the kernel, imports and data loading, per lesson.
 
     python tools/estimate_gpu.py                 # the estimate (cached counts, else the source's call sites)
     python tools/estimate_gpu.py --measure       # count the measurements first (smoke runs, ~4 min on 2 CPUs)
-    python tools/estimate_gpu.py --budget 8      # what the old budget gave
+    python tools/estimate_gpu.py --budget 8      # what another comparison budget would give
+
+Exit status 1 when the total is over ``--target`` (default 9 min: a device window is about 15 minutes in
+all, at most 10 a command). ``lesson_seconds()`` gives ``make reference`` each lesson's estimate, so that
+a run with a ``--budget`` starts only lessons that can finish.
 """
 
 from __future__ import annotations
@@ -42,6 +51,13 @@ STEP_FLOOR_S = 0.5e-3  # one small-model optimizer step, launch-bound (forward, 
 FIXED_S = 6.0  # per lesson: runner and kernel start, torch + course_utils import, Fashion-MNIST load
 SETUP_S = 0.3  # per measurement: first calls, warm-up, calibration, the empty-loop overhead
 NEED_ROUNDS = 6  # the engine's minimum for a 95 % interval (stats.min_rounds)
+PROCESS_S = 4.0  # a fresh Python process: interpreter, torch + course_utils import (~2 s), CUDA context, cuDNN/cuBLAS
+FORK_S = 1.5  # a child forked from a preloaded server: its own CUDA context and cuDNN/cuBLAS load, no import
+LAUNCH_S = 15.0  # a torchrun launch: the agent and its ranks (fresh processes), rendezvous, process group, teardown
+COLD_COMPILE_S = 30.0  # torch.compile of a small training step in a fresh process: empty cache, worker pool start
+WARM_COMPILE_S = 8.0  # torch.compile in the kernel (inductor loaded, caches warm): a graph or a recompile
+#: What every lesson together may take on an H100/H200 (a device window is ~15 min, at most 10 a command).
+TARGET_S = 540.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +69,16 @@ class Compute:
     data_s: float  # the data path on a 16-CPU box, seconds
     arm_s: float  # one call of a typical compared arm, seconds (for the min-rounds floor)
     note: str
+    processes: int = 0  # fresh Python processes that use CUDA (PROCESS_S each)
+    forks: int = 0  # children forked from a preloaded server (FORK_S each)
+    launches: int = 0  # torchrun launches (LAUNCH_S each)
+    cold_compiles: int = 0  # compiles in a fresh process with an empty cache (COLD_COMPILE_S each)
+    warm_compiles: int = 0  # compiles in the kernel (WARM_COMPILE_S each)
+
+    def overhead_s(self) -> float:
+        """Seconds of processes, launches and compiles."""
+        return (self.processes * PROCESS_S + self.forks * FORK_S + self.launches * LAUNCH_S
+                + self.cold_compiles * COLD_COMPILE_S + self.warm_compiles * WARM_COMPILE_S)
 
 
 #: From each solution's sizing comment (FlopCounterMode figures) as of this writing; see the notebooks.
@@ -161,43 +187,61 @@ def comparison_seconds(rows: list[dict], budget: float, arm_s: float) -> float:
     return total
 
 
+def lesson_parts(src: Path, budget: float, *, measure_first: bool = False) -> dict:
+    """One lesson's estimate in parts (seconds), and where its measurement count came from."""
+    slug = src.parent.name
+    cached = CACHE / f"{slug}.json"
+    static = static_count(src)
+    if measure_first:
+        rows, how = measure(src), "measured"
+    elif cached.exists():
+        rows, how = json.loads(cached.read_text())["measurements"], "measured (cached)"
+    else:
+        rows, how = static, "call sites"
+    if len(rows) < len(static):  # the smoke profile skipped some: the source's call sites are the lower bound
+        rows, how = static, f"call sites ({how}: {len(rows)})"
+    c = COMPUTE.get(slug, DEFAULT)
+    parts = {"compare": comparison_seconds(rows, budget, c.arm_s),
+             "compute": max(c.tflop * 1e12 / RATE_FLOPS, c.steps * STEP_FLOOR_S),
+             "data": c.data_s, "procs": c.overhead_s(), "fixed": FIXED_S}
+    return {"lesson": slug, "measurements": len(rows), "how": how, "note": c.note, **parts,
+            "total": sum(parts.values())}
+
+
+def lesson_seconds(lessons: list[str] | None = None) -> dict[str, float]:
+    """Each lesson's estimated seconds on an H100/H200 at the gpu budget (cached counts, else call sites)."""
+    from course_utils.clock import BUDGETS
+
+    return {src.parent.name: lesson_parts(src, BUDGETS["gpu"])["total"] for src in select_lessons(lessons)}
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Print the estimate, lesson by lesson; 1 if the total is over ``--target``."""
     from course_utils.clock import BUDGETS
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lessons", nargs="+", metavar="NN")
     p.add_argument("--measure", action="store_true", help="count the measurements by smoke runs first")
     p.add_argument("--budget", type=float, default=BUDGETS["gpu"], help="gpu budget per comparison (seconds)")
-    p.add_argument("--target", type=float, default=480.0, help="seconds for every lesson together")
+    p.add_argument("--target", type=float, default=TARGET_S, help="seconds for every lesson together")
     args = p.parse_args(argv)
     print(f"assumptions: {RATE_FLOPS / 1e12:.0f} TFLOP/s sustained fp32, {STEP_FLOOR_S * 1e3:.1f} ms a small step, "
           f"{FIXED_S:.0f} s fixed a lesson, {SETUP_S} s set-up a measurement, budget {args.budget:g} s a comparison "
-          f"(x (arms + 1) / 3 for a sweep), at least {NEED_ROUNDS} rounds")
-    print(f"{'lesson':<30} {'meas.':>5} {'compare s':>9} {'compute s':>9} {'data s':>6} {'fixed':>5} {'total s':>8}  "
-          "source")
+          f"(x (arms + 1) / 3 for a sweep), at least {NEED_ROUNDS} rounds; a fresh CUDA process {PROCESS_S:g} s, "
+          f"a forked child {FORK_S:g} s, a torchrun launch {LAUNCH_S:g} s, a compile {COLD_COMPILE_S:g} s cold / "
+          f"{WARM_COMPILE_S:g} s warm")
+    cols = ("compare", "compute", "data", "procs", "fixed", "total")
+    print(f"{'lesson':<30} {'meas.':>5} " + " ".join(f"{c:>7}" for c in cols) + "  source")
     grand = 0.0
     for src in select_lessons(args.lessons):
-        slug = src.parent.name
-        cached = CACHE / f"{slug}.json"
-        static = static_count(src)
-        if args.measure:
-            rows, how = measure(src), "measured"
-        elif cached.exists():
-            rows, how = json.loads(cached.read_text())["measurements"], "measured (cached)"
-        else:
-            rows, how = static, "call sites"
-        if len(rows) < len(static):  # the smoke profile skipped some: the source's call sites are the lower bound
-            rows, how = static, f"call sites ({how}: {len(rows)})"
-        c = COMPUTE.get(slug, DEFAULT)
-        comp = comparison_seconds(rows, args.budget, c.arm_s)
-        work = max(c.tflop * 1e12 / RATE_FLOPS, c.steps * STEP_FLOOR_S)
-        total = comp + work + c.data_s + FIXED_S
-        grand += total
-        print(f"{slug:<30} {len(rows):>5} {comp:>9.0f} {work:>9.0f} {c.data_s:>6.0f} {FIXED_S:>5.0f} {total:>8.0f}  "
-              f"{how}; {c.note}")
-    print(f"{'total':<30} {'':>5} {'':>9} {'':>9} {'':>6} {'':>5} {grand:>8.0f}  "
-          f"({grand / 60:.1f} min; target {args.target / 60:.0f} min: {'within' if grand <= args.target else 'OVER'})")
-    return 0
+        row = lesson_parts(src, args.budget, measure_first=args.measure)
+        grand += row["total"]
+        print(f"{row['lesson']:<30} {row['measurements']:>5} " + " ".join(f"{row[c]:>7.0f}" for c in cols)
+              + f"  {row['how']}; {row['note']}")
+    within = grand <= args.target
+    print(f"{'total':<30} {'':>5} " + " ".join(f"{'':>7}" for c in cols[:-1]) + f" {grand:>7.0f}  "
+          f"({grand / 60:.1f} min; target {args.target / 60:.0f} min: {'within' if within else 'OVER'})")
+    return 0 if within else 1
 
 
 if __name__ == "__main__":

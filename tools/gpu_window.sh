@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# tools/gpu_window.sh — one short GPU window, prepared: machine facts, tests/test_gpu.py, then the
-# reference run (tools/make_reference.py, what `make reference` runs) lesson by lesson with a
-# watchdog. Everything it keeps is under $OUT, rewritten as it goes, so a window cut short still
-# brings back every lesson that finished.
+# tools/gpu_window.sh — one short GPU window, prepared: machine facts, the CUDA tests (tests/test_gpu.py and
+# tests/test_syncs.py), then the reference run (tools/make_reference.py, what `make reference` runs) lesson by
+# lesson with a watchdog. Everything it keeps is under $OUT, rewritten as it goes, so a window cut short still
+# brings back every lesson that finished. All 20 lessons are estimated at <= 9 min on an H100/H200
+# (tools/estimate_gpu.py); a lesson whose estimate does not fit what is left of the window is skipped.
 #
 # Before the window, here (a machine that reaches the package registry):
 #     make wheelhouse          # wheelhouse/ (18 MB of wheels, cp311 + cp312) and data/fashion-mnist/ (30 MB of .gz)
-# Both folders are git-ignored, so the device tool carries them only when named. The call:
-#     run(command="bash tools/gpu_window.sh", carry=["wheelhouse", "data/fashion-mnist"], timeout_s=600)
-# (tracked tree ~2 MB + 18 MB + 30 MB: under the 64 MiB that travel). If the window must be split, run
-#     STAGES="facts tests" bash tools/gpu_window.sh      then      STAGES="facts reference" bash tools/gpu_window.sh
-# back to back (the machine stays warm between calls only 30 s).
+# Both folders are git-ignored, so the device tool carries them only when named. The call (the device's copy
+# has no .git: pass the commit, so that environment.json names it):
+#     run(command="COURSE_GIT_COMMIT=<git rev-parse HEAD> bash tools/gpu_window.sh",
+#         carry=["wheelhouse", "data/fashion-mnist"], timeout_s=600)
+# (tracked tree ~3 MB + 18 MB + 30 MB: under the 64 MiB that travel).
+# More than one window: commit what the first brought back (results/reference/<machine-id>/), then make the
+# same call again. Lessons saved for this machine by the same code (environment.json's code_digest) are kept,
+# not rerun, and the tests run only in the first window (none saved yet); STAGES given explicitly overrides.
 #
 # What comes back ($OUT takes at most 8 files, 2 folders down):
 #     $OUT/window.log         everything printed, with the time of each stage
 #     $OUT/facts.txt          nvidia-smi, Python, torch/CUDA/cuDNN, CPU, memory, disk, the relevant packages
-#     $OUT/test_gpu.log       pytest -o addopts="" tests/test_gpu.py -v (and $OUT/test_gpu.xml, JUnit)
+#     $OUT/test_gpu.log       pytest -o addopts="" tests/test_gpu.py + test_syncs.py's CUDA tests (and test_gpu.xml)
 #     $OUT/reference.tar.gz   <machine-id>/: each lesson's results (*.gpu.json) and executed notebook,
 #                             environment.json (written first, rewritten after every lesson), failed/ for
 #                             lessons that failed, were killed or fell back to digits (never a reference)
@@ -24,8 +28,9 @@
 #
 # Settings (environment): PY (default python3: the machine's own, with torch >= 2.4), WINDOW_S (all
 # stages end by then, default 570), TESTS_S (test_gpu's limit, default 120), LESSON_S (each lesson's
-# limit, default 180), LESSONS ("00 03": only those), STAGES (default "facts tests reference"),
-# COURSE_DATA (default data/fashion-mnist, relative to the checkout).
+# limit, default 180), LESSONS ("00 03": only those), STAGES (default "facts tests reference", without
+# "tests" once a window saved lessons of this code), COURSE_DATA (default data/fashion-mnist, relative to the
+# checkout), COURSE_GIT_COMMIT (and COURSE_GIT_DIRTY=1): the commit, where there is no .git.
 # DRY_RUN=1 runs the whole script on a machine without a GPU: the facts, test_gpu.py (every test
 # skipped, but collected), the gpu reference run (which must refuse: no GPU), then the same pipeline
 # in the smoke profile on LESSONS (default 00) into a scratch folder; $OUT defaults to a temp folder.
@@ -37,6 +42,7 @@ PY=${PY:-python3}
 WINDOW_S=${WINDOW_S:-570}
 TESTS_S=${TESTS_S:-120}
 LESSON_S=${LESSON_S:-180}
+STAGES_GIVEN=${STAGES:+1}
 STAGES=${STAGES:-facts tests reference}
 DRY_RUN=${DRY_RUN:-0}
 if [ -z "${OUT:-}" ]; then
@@ -60,7 +66,7 @@ if wants facts; then
     {
         echo "date: $(date -u +%FT%TZ)"; echo "host: $(uname -a)"; echo "cpus: $(nproc)"
         free -g 2>/dev/null; df -h "$ROOT" 2>/dev/null
-        echo "git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo 'no .git here')"
+        echo "git: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo "no .git here; COURSE_GIT_COMMIT=${COURSE_GIT_COMMIT:-unset}")"
         if command -v nvidia-smi >/dev/null; then
             nvidia-smi
             nvidia-smi --format=csv --query-gpu=index,name,memory.total,driver_version,clocks.max.sm,clocks.sm,power.limit,pstate
@@ -88,13 +94,19 @@ EOF
     cat "$OUT/facts.txt"
 fi
 
+if wants tests && [ -z "$STAGES_GIVEN" ] && [ "$DRY_RUN" != 1 ] \
+        && "$PY" tools/make_reference.py --saved --resume-from "$ROOT/results/reference" 2>/dev/null; then
+    stage "tests: skipped (a window already saved lessons of this code; STAGES=\"facts tests\" runs them)"
+    STAGES=${STAGES/tests/}
+fi
+
 if wants tests; then
     limit=$TESTS_S; [ "$(left)" -lt "$limit" ] && limit=$(left)
-    stage "tests/test_gpu.py (limit $limit s)"
+    stage "tests/test_gpu.py tests/test_syncs.py (limit $limit s)"
     # -o addopts="": pyproject's addopts name nbval's options, and nbval need not be installed here
     timeout -k 5 "$limit" "$PY" -m pytest -o addopts="" -p no:cacheprovider -v -rs --junitxml="$OUT/test_gpu.xml" \
-        tests/test_gpu.py 2>&1 | tee "$OUT/test_gpu.log"
-    echo "test_gpu.py exit code: $?"
+        tests/test_gpu.py tests/test_syncs.py -k "test_gpu.py or cuda" 2>&1 | tee "$OUT/test_gpu.log"
+    echo "CUDA tests exit code: $?"
 fi
 
 if wants reference; then
@@ -118,8 +130,8 @@ if wants reference; then
     else
         # the outer watchdog: make_reference kills each lesson at its limit; this one catches anything else
         timeout -k 5 $(( deadline + 15 )) "$PY" tools/make_reference.py ${profile[@]+"${profile[@]}"} ${lessons[@]+"${lessons[@]}"} \
-            --out "$WORK/reference" --build "$WORK/build" --lesson-timeout "$LESSON_S" --deadline "$deadline" \
-            --archive "$OUT/reference.tar.gz"
+            --out "$WORK/reference" --build "$WORK/build" --lesson-timeout "$LESSON_S" --budget "$deadline" \
+            --resume-from "$ROOT/results/reference" --archive "$OUT/reference.tar.gz"
         echo "make_reference exit code: $?"
     fi
     [ -f "$OUT/reference.tar.gz" ] && { echo "reference.tar.gz:"; tar -tzf "$OUT/reference.tar.gz"; }

@@ -16,17 +16,24 @@ own torch). In order:
    (or with ``COURSE_DATASET=digits``) a gpu run is refused: a reference is never saved on the
    digits fallback, and a lesson whose output shows the fallback is not saved either.
 3. **The lessons**, each in a child process with a watchdog that kills it, kernel included, at its
-   limit (``--lesson-timeout``, and no later than ``--deadline`` seconds after the start). The
+   limit (``--lesson-timeout``, and no later than ``--budget`` seconds after the start). The
    child writes the executed notebook after every cell, so a killed lesson keeps every cell that
    finished. Each lesson saves into a staging folder; when it ends, its results and executed
    notebook move into ``<out>/<machine-id>/`` (a failed, killed or fallback lesson's into
    ``<out>/<machine-id>/failed/``, so it never replaces a good reference).
 4. **The record.** ``environment.json`` (environment record, ``nvidia-smi``, the torch stack's
-   packages, the git commit, how the executor was installed) is written before the first lesson
-   and rewritten after each, with each lesson's wall time; ``--archive`` rewrites one ``.tar.gz``
-   of the machine's folder after each lesson too (tools/gpu_window.sh brings that back).
+   packages, the git commit, the code digest, how the executor was installed) is written before the
+   first lesson and rewritten after each, with each lesson's wall time; ``--archive`` rewrites one
+   ``.tar.gz`` of the machine's folder after each lesson too (tools/gpu_window.sh brings that back).
+   Without ``.git`` (a device's copy of the checkout) the commit comes from ``COURSE_GIT_COMMIT``.
+5. **Resuming.** A lesson already saved for this machine by a run of the same code (same code digest,
+   tools/reference_state.py) in ``--resume-from`` (default: ``--out``) is not run again: its files are
+   kept (copied into ``--out`` when that differs) and listed as resumed. ``--no-resume`` runs every lesson.
+   ``--budget S``: every lesson ends within S seconds of the start; a lesson whose estimate
+   (tools/estimate_gpu.py) does not fit what is left is skipped, and a smaller one after it may still run.
 
-Target: 8 min in all on an H100/H200. Without a CUDA GPU, the gpu profile says so and exits 0.
+Target: 9 min in all on an H100/H200 (tools/estimate_gpu.py). Without a CUDA GPU, the gpu profile says
+so and exits 0.
 ``--profile smoke`` (or ``cpu``) runs the same plumbing on a CPU for testing, into the folders
 given by ``--out`` and ``--build``; it never writes into results/reference/.
 
@@ -57,6 +64,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout, for `tools` and `course_utils`
 
+from tools import reference_state  # noqa: E402
 from tools.run_notebooks import run_notebook, select_lessons  # noqa: E402  (the lower of the two tools)
 
 REFERENCE = ROOT / "results" / "reference"
@@ -74,7 +82,7 @@ STACK = re.compile(r"^(torch|torchvision|torchaudio|triton|numpy|nvidia-.*|cuda-
 #: What course_utils.data prints when it falls back to digits (a reference never keeps that lesson).
 FALLBACK_MARK = "using the offline default dataset 'digits' instead"
 GRACE_S = 1.0  # after SIGTERM, before SIGKILL (the child's notebook is already on disk)
-MIN_LESSON_S = 15  # a lesson is not started with less than this left before --deadline
+MIN_LESSON_S = 15  # a lesson is not started with less than this left before --budget ends
 #: course_utils.env.PROFILES (a test keeps them equal): named here so that the child imports no torch.
 PROFILES = ("smoke", "cpu", "gpu")
 #: The child that executes one lesson (``--run-one``); the tests put a kernel-free stand-in here.
@@ -332,10 +340,6 @@ def stack_versions() -> list[str]:
     return [f"{name}=={version}" for name, version in sorted(found.items())]
 
 
-def _git(*args: str) -> str | None:
-    return _command_output(["git", "-C", str(ROOT), *args]) or None
-
-
 def environment(record: dict, profile: str, lessons: list[dict], total: float, budget: float,
                 complete: bool = True, setup: dict | None = None) -> dict:
     """What environment.json holds: the machine, the software and each lesson's wall time."""
@@ -346,8 +350,8 @@ def environment(record: dict, profile: str, lessons: list[dict], total: float, b
         "profile": profile,
         "complete": complete,
         "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        **reference_state.commit(ROOT),
+        "code_digest": reference_state.code_digest(ROOT),
         "python": sys.version.split()[0],
         "python_executable": sys.executable,
         "record": record,
@@ -412,6 +416,20 @@ def keep(staging: Path, out: Path, executed: Path, ok: bool, default: Path) -> l
 
 # --- main ----------------------------------------------------------------------------------------------------------
 
+def lesson_estimates(notebooks: Sequence[Path], profile: str) -> dict[str, float]:
+    """Each lesson's estimated seconds on an H100/H200 (tools/estimate_gpu.py) for the gpu profile; empty for
+    another profile, or if it cannot say."""
+    if profile != "gpu":
+        return {}
+    try:
+        from tools.estimate_gpu import lesson_seconds
+
+        return lesson_seconds([str(p) for p in notebooks])
+    except Exception as e:  # an estimate only decides what to skip near the end of a budget
+        print(f"make reference: no per-lesson estimates ({type(e).__name__}: {e}); --budget cuts at its end only")
+        return {}
+
+
 def torch_problem() -> str | None:
     """Why this Python cannot run the lessons' torch (None: torch >= 2.4 is there)."""
     try:
@@ -434,9 +452,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=REFERENCE, help="results root (default results/reference)")
     p.add_argument("--build", type=Path, default=ROOT / "build" / "reference", help="executed notebooks")
     p.add_argument("--lesson-timeout", type=int, default=180, help="kill a lesson at this many seconds")
-    p.add_argument("--deadline", type=float, default=None,
-                   help="seconds from now by which every lesson must have ended (later ones are skipped)")
-    p.add_argument("--budget", type=float, default=480, help="total target in seconds (warned when exceeded)")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds from now by which every lesson must have ended (a lesson whose estimate does not "
+                        "fit what is left is skipped)")
+    p.add_argument("--target", type=float, default=540, help="total target in seconds (warned when exceeded)")
+    p.add_argument("--resume-from", type=Path, default=None,
+                   help="results root whose lessons saved for this machine and code are kept (default --out)")
+    p.add_argument("--no-resume", action="store_true", help="run every lesson, whatever is saved")
+    p.add_argument("--saved", action="store_true",
+                   help="only say how many lessons --resume-from holds for this machine and code (exit 1: none)")
     p.add_argument("--archive", type=Path, default=None,
                    help="rewrite this .tar.gz of <out>/<machine-id>/ after every lesson")
     p.add_argument("--wheelhouse", type=Path, default=WHEELHOUSE, help="wheels for the notebook executor")
@@ -454,6 +478,12 @@ def main(argv: list[str] | None = None) -> int:
 
     import course_utils as cu
 
+    if args.saved:
+        mid = cu.results.machine_id(cu.environment_record())
+        root = (args.resume_from or args.out).resolve()
+        held = reference_state.saved_lessons(root, mid, reference_state.code_digest(ROOT), args.profile)
+        print(f"{len(held)} lesson(s) saved in {root / mid} by a run of this code: {' '.join(sorted(held)) or '-'}")
+        return 0 if held else 1
     if args.profile == "gpu" and not torch.cuda.is_available():
         print(f"make reference: no CUDA GPU is visible here (torch {torch.__version__}, CUDA build "
               f"{torch.version.cuda or 'none'}), so nothing was run. Run it on a GPU machine; the results go to "
@@ -490,19 +520,24 @@ def main(argv: list[str] | None = None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     build = args.build.resolve()
     env_file = folder / "environment.json"
-    deadline = t_start + args.deadline if args.deadline is not None else None
+    deadline = t_start + args.budget if args.budget is not None else None
+    resume_root = (args.resume_from or out).resolve()
+    saved = ({} if args.no_resume else
+             reference_state.saved_lessons(resume_root, mid, reference_state.code_digest(ROOT), args.profile))
+    estimates = lesson_estimates(notebooks, args.profile)
     lessons: list[dict] = []
 
     def record_progress(complete: bool) -> None:
-        write_json(env_file, environment(record, args.profile, lessons, time.perf_counter() - t_start, args.budget,
+        write_json(env_file, environment(record, args.profile, lessons, time.perf_counter() - t_start, args.target,
                                          complete=complete, setup=setup))
         if args.archive is not None:
             write_archive(args.archive, folder)
 
     record_progress(False)  # the machine first: a run cut short still says where it ran
     print(f"reference run: profile {args.profile} on {mid}; {len(notebooks)} lesson(s), "
-          f"{args.lesson_timeout} s limit each{f', all done within {args.deadline:.0f} s' if deadline else ''}, "
-          f"{args.budget:.0f} s target in all; executor {setup['how']}; data {setup['data']}", flush=True)
+          f"{args.lesson_timeout} s limit each{f', all done within {args.budget:.0f} s' if deadline else ''}, "
+          f"{args.target:.0f} s target in all; executor {setup['how']}; data {setup['data']}"
+          + (f"; {len(saved)} lesson(s) already saved at this code, kept" if saved else ""), flush=True)
     child_env = {**os.environ, "COURSE_PROFILE": args.profile,
                  "PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH", ""), str(ROOT)) if p)}
     if data_root is not None:
@@ -511,13 +546,21 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="make-reference-") as tmp:
         for i, src in enumerate(notebooks, 1):
             slug = src.parent.name
+            if slug in saved:
+                reference_state.carry_over(saved[slug], resume_root, out)
+                lessons.append({**saved[slug], "resumed": True})
+                print(f"[{i}/{len(notebooks)}] {slug:<32}     -    kept (saved by a run of this code here)", flush=True)
+                record_progress(False)
+                continue
             limit = float(args.lesson_timeout)
-            if deadline is not None:
-                limit = min(limit, deadline - time.perf_counter())
-            if limit < min(MIN_LESSON_S, args.lesson_timeout):
-                lessons.append({"lesson": slug, "ok": False, "seconds": 0.0, "error": "skipped: out of time",
-                                "files": []})
-                print(f"[{i}/{len(notebooks)}] {slug:<32}     -    skipped (out of time)", flush=True)
+            left = deadline - time.perf_counter() if deadline is not None else float("inf")
+            limit = min(limit, left)
+            estimate = estimates.get(slug, 0.0)
+            if limit < min(MIN_LESSON_S, args.lesson_timeout) or estimate > left:
+                why = "skipped: out of time" + (f" (estimate {estimate:.0f} s, {left:.0f} s left)"
+                                                if limit >= min(MIN_LESSON_S, args.lesson_timeout) else "")
+                lessons.append({"lesson": slug, "ok": False, "seconds": 0.0, "error": why, "files": []})
+                print(f"[{i}/{len(notebooks)}] {slug:<32}     -    {why}", flush=True)
                 failed.append(slug)
                 continue
             result, staging = Path(tmp) / f"{slug}.json", build / slug / "results"
@@ -547,7 +590,7 @@ def main(argv: list[str] | None = None) -> int:
             record_progress(False)
     total = time.perf_counter() - t_start
     record_progress(True)
-    print(f"total {total:.1f} s ({'within' if total <= args.budget else 'OVER'} the {args.budget:.0f} s target); "
+    print(f"total {total:.1f} s ({'within' if total <= args.target else 'OVER'} the {args.target:.0f} s target); "
           f"wrote {env_file}")
     if failed:
         print(f"{len(failed)} lesson(s) failed: {', '.join(failed)} (their files, if any, are in {folder / 'failed'})")
