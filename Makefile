@@ -15,7 +15,7 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help data run reference wheelhouse test test-grading check speedrun calibrate lab lint release autograde autograde-slurm grades feedback collect zip-collect check-submissions formgrader clean distclean
+.PHONY: help data run reference wheelhouse test test-grading compat check speedrun calibrate lab lint release autograde autograde-slurm grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -47,10 +47,13 @@ wheelhouse:  ## wheels for `make reference` on a Python without the Jupyter stac
 	$(if $(REF_PY_GIVEN),$(REF_PY),$(if $(wildcard $(PY)),$(PY),$(PYTHON))) tools/wheelhouse.py
 
 test: $(STAMP) data  ## unit tests, structure, every lesson autograded good + blank (smoke profile)
-	$(PY) -m pytest -m "not grading"
+	$(PY) -m pytest -m "not grading and not gpu_profile"
 
 test-grading: $(STAMP)  ## attacks on the grader, JOBS=2 and SLURM against serial (needs bubblewrap; SLURM: root, slurm-wlm, munge)
 	$(PY) -m pytest -m grading
+
+compat: $(STAMP)  ## unit tests + every lesson (smoke) on the floor torch and the GPU box's stack, venvs in build/compat/ (STACK=floor|gpu-box, A="14 18")
+	$(PY) tools/compat.py $(STACK) $(if $(A),--lessons $(A))
 
 check: lint  ## ruff, then every test not marked slow (no notebook, nbgrader or torchrun run): minutes
 	$(PY) -m pytest -m "not slow"
