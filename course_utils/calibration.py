@@ -166,7 +166,7 @@ def calibrate(*, comparisons: int = 200, profile: str | None = None, progress: b
 
     Each comparison is ``cu.compare(f, f)`` (a carry-over pair: ``cu.compare(baseline, trick)``) at the
     engine's defaults but for three settings. The budget: 1.5 s for the µs to ms workloads, which
-    still gives about 18 rounds (the profiles' 8 s on a CPU and 3 s on a GPU would make 200
+    still gives about 18 rounds (the profiles' 8 s on a CPU and 2 s on a GPU would make 200
     comparisons take half an hour); 1 s for DataLoader epochs, about 0.1 s a call, so they run the
     6 rounds every comparison runs at least; 6 s for the epoch-vs-sum pair, whose carry-over
     diagnostic needs 8 rounds in which one baseline copy follows the epoch and the other does not.

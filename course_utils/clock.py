@@ -22,12 +22,12 @@ __all__ = ["BUDGETS", "MAX_ROUNDS", "call", "check_callable", "gc_off", "loop_ov
            "time_calls"]
 
 #: Default seconds a :func:`~course_utils.timing.compare` may take per profile, warm-up included
-#: (a sweep gets ``(arms + 1) / 3`` times as much). gpu: 3 s, so that every lesson's reference run
-#: fits 9 minutes on an H100/H200 (tools/estimate_gpu.py). There a step of a few milliseconds gives 30-40 rounds in 3 s
-#: (blocks of ~20 ms per arm, three keys a round), well above the 12 at which the engine's 80 % power
-#: for 1.2x is proven; arms of ~30 ms get ~15 rounds, ~40 ms ~9, and from ~50 ms on the minimum 6
-#: (the engine warns then): a lesson with arms that slow passes its own ``budget=``.
-BUDGETS: dict[str, float] = {"smoke": 1.0, "cpu": 8.0, "gpu": 3.0}
+#: (a sweep gets ``(arms + 1) / 3`` times as much). gpu: 2 s, so that every lesson's reference run
+#: fits 9 minutes on an H100/H200 (tools/estimate_gpu.py). There a step of a few milliseconds gives
+#: 20-27 rounds in 2 s (blocks of ~20 ms per arm, three keys a round), above the 12 at which the
+#: engine's 80 % power for 1.2x is proven; arms of ~20 ms get ~13 rounds, ~30 ms ~10, and from ~35 ms
+#: on the minimum 6 (the engine warns then): a lesson with arms that slow passes its own ``budget=``.
+BUDGETS: dict[str, float] = {"smoke": 1.0, "cpu": 8.0, "gpu": 2.0}
 #: Most rounds a comparison runs, whatever its budget.
 MAX_ROUNDS = 240
 

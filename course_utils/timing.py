@@ -150,7 +150,7 @@ def compare(
         rounds: interleaved rounds, all of them run; by default as many as ``budget`` allows
             (6 to 240), stopping at the end of a block once the budget is spent.
         budget: seconds the whole comparison may take, warm-up included; by default
-            :data:`BUDGETS` of the run profile (1 s smoke, 8 s cpu, 3 s gpu). At least the
+            :data:`BUDGETS` of the run profile (1 s smoke, 8 s cpu, 2 s gpu). At least the
             minimum rounds for the interval always run, even past the budget.
         warmup: untimed calls of each arm after the first call.
         num_threads: torch threads during the comparison (restored afterwards); current if None.

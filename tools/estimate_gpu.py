@@ -48,14 +48,20 @@ CACHE = ROOT / "build" / "estimate"
 #: Assumptions (H100/H200 SXM, fp32 with TF32 off for matmuls as PyTorch defaults, 16 CPUs).
 RATE_FLOPS = 40e12  # sustained fp32 FLOP/s on large matmuls/convs (peak ~67 TFLOP/s)
 STEP_FLOOR_S = 0.5e-3  # one small-model optimizer step, launch-bound (forward, backward, step: ~100 kernels)
-FIXED_S = 6.0  # per lesson: runner and kernel start, torch + course_utils import, Fashion-MNIST load
+#: per lesson: runner and kernel start, torch + course_utils import, Fashion-MNIST load (measured 2.8-3.7 s here for
+#: a notebook that only sets up and loads the data), plus CUDA's context and cuDNN/cuBLAS load (~1 s)
+FIXED_S = 5.0
 SETUP_S = 0.3  # per measurement: first calls, warm-up, calibration, the empty-loop overhead
 NEED_ROUNDS = 6  # the engine's minimum for a 95 % interval (stats.min_rounds)
 PROCESS_S = 4.0  # a fresh Python process: interpreter, torch + course_utils import (~2 s), CUDA context, cuDNN/cuBLAS
 FORK_S = 1.5  # a child forked from a preloaded server: its own CUDA context and cuDNN/cuBLAS load, no import
-LAUNCH_S = 15.0  # a torchrun launch: the agent and its ranks (fresh processes), rendezvous, process group, teardown
+#: a torchrun launch: the agent and its ranks (fresh processes), rendezvous, process group, teardown (measured
+#: 8.0-9.3 s here for 2 gloo ranks on 2 idle cores, 9.6-10.4 s at load 6; 16 CPUs start 3-4 ranks as fast)
+LAUNCH_S = 8.0
 COLD_COMPILE_S = 30.0  # torch.compile of a small training step in a fresh process: empty cache, worker pool start
-WARM_COMPILE_S = 8.0  # torch.compile in the kernel (inductor loaded, caches warm): a graph or a recompile
+#: torch.compile in the kernel (inductor loaded, caches warm): a graph or a recompile (lesson 18's training step from
+#: a filled cache took 2.3 s here, against 31.6 s cold)
+WARM_COMPILE_S = 4.0
 #: What every lesson together may take on an H100/H200 (a device window is ~15 min, at most 10 a command).
 TARGET_S = 540.0
 
@@ -66,7 +72,7 @@ class Compute:
 
     tflop: float  # FLOPs outside comparisons, in TFLOP
     steps: int  # small optimizer steps (launch-bound floor)
-    data_s: float  # the data path on a 16-CPU box, seconds
+    data_s: float  # CPU-side seconds outside comparisons on a 16-CPU box: the data path, a profiler's start
     arm_s: float  # one call of a typical compared arm, seconds (for the min-rounds floor)
     note: str
     processes: int = 0  # fresh Python processes that use CUDA (PROCESS_S each)
@@ -74,6 +80,12 @@ class Compute:
     launches: int = 0  # torchrun launches (LAUNCH_S each)
     cold_compiles: int = 0  # compiles in a fresh process with an empty cache (COLD_COMPILE_S each)
     warm_compiles: int = 0  # compiles in the kernel (WARM_COMPILE_S each)
+    #: each cu.compare / cu.sweep the gpu profile runs, by its number of arms (a loop's calls each counted), or
+    #: (arms, seconds) where the lesson gives that one its own budget or fixed rounds; None: counted from the
+    #: source's call sites (a lower bound)
+    arms: tuple[int | tuple[int, float], ...] | None = None
+    budget_s: float | None = None  # the lesson's own gpu budget per comparison (None: BUDGETS["gpu"])
+    step_s: float = STEP_FLOOR_S  # one of its small steps, when the lesson's own figure differs from the floor
 
     def overhead_s(self) -> float:
         """Seconds of processes, launches and compiles."""
@@ -83,26 +95,77 @@ class Compute:
 
 #: From each solution's sizing comment (FlopCounterMode figures) as of this writing; see the notebooks.
 COMPUTE: dict[str, Compute] = {
-    "00_measuring": Compute(1.0, 100, 0.0, 0.009, "344 GFLOP a step; matmul demo ~4 s on a T4"),
-    "01_lr_schedules": Compute(433, 36_300, 0.0, 0.002,
-                               "11.3 GFLOP a step: 30,300 steps + 300 range test, 90 TFLOP evaluation; +6,000 for "
-                               "the constant arm at the peak"),
-    "02_dataloader_workers": Compute(5.0, 600, 40.0, 0.45,
-                                     "74 GFLOP a step; 2,176 images an epoch at ~0.5 ms/image/core: an epoch in one "
-                                     "process ~1.1 s; spawn runs and worker start-up ~40 s"),
-    "03_batch_size": Compute(127, 45_000, 0.0, 0.02,
-                             "conv search ~90 TFLOP, MLP 24 runs ≤ 37 TFLOP, ≤ 7,500 steps a run"),
-    "04_mixed_precision": Compute(265, 1_800, 0.0, 0.015,
-                                  "589 GFLOP a step; 3 seeds × 2 × 300 parity steps of 147 GFLOP"),
-    "08_activation_checkpointing": Compute(60, 60, 0.0, 0.1,
-                                           "1.64 TFLOP plain, 2.1 checkpointed a step; batch search; the batch "
-                                           "sweep's arms at ~4× the batch: a typical arm 0.1 s"),
-    "09_gradient_accumulation": Compute(30, 100, 0.0, 0.015, "0.59 TFLOP a step; float64 checks (fast on Hopper)"),
-    "11_zero_grad_set_to_none": Compute(3.0, 60, 0.0, 0.002, "81 GFLOP a step"),
-    "12_as_tensor_from_numpy": Compute(0.1, 10, 5.0, 0.005, "copies up to 16 MiB; 2,048 small samples a pass"),
-    "16_no_grad_validation": Compute(4.0, 600, 0.0, 0.003, "79 GFLOP an evaluation pass, 5.7 GFLOP a step"),
-    "17_input_normalization": Compute(86, 90_000, 0.0, 0.001,
-                                      "0.82 GFLOP a step; worst case 90,000 steps and 900 evaluations"),
+    "00_measuring": Compute(25, 0, 1.0, 0.018,
+                            "344 GFLOP a step (~9 ms); 40 naive + 12 fair_timer steps, 31 matmuls of 0.14 TFLOP at "
+                            "4096²; 1,000-run coverage simulation ~1 s on the CPU", arms=(2, 2, 2, 2, 2)),
+    "01_lr_schedules": Compute(197, 14_000, 0.0, 0.001,
+                               "11.3 GFLOP a step at batch 256, launch-bound ~0.9 ms; ~13,700 steps + 2 × 150 range "
+                               "test (worst 15,600); ~1,400 evaluations of 2,000 images", arms=(3,), step_s=0.9e-3),
+    "02_dataloader_workers": Compute(10, 600, 7.0, 0.01,
+                                     "18.4 GFLOP a step at batch 16; 544 images an epoch at ~0.2 ms/image/core, a "
+                                     "0-worker epoch ~0.15 s, the 7-arm worker sweep at its 6-round floor ~10 s; 2 "
+                                     "spawn workers import torch, no CUDA (~2 s each, in data); the settings sweep "
+                                     "~6 s (one arm restarts its workers every epoch)",
+                                     arms=((7, 10.0), (4, 6.0), 4, 2)),
+    "03_batch_size": Compute(46, 15_000, 0.0, 0.015,
+                             "conv 1.15 GFLOP an example; memory table + capped search ~15 TFLOP; MLP range test + 24 "
+                             "runs to 85 % ~15,000 steps, ~700 evaluations; the sweep runs 14 fixed rounds (~3.4 s)",
+                             arms=((6, 3.4), 2)),
+    "04_mixed_precision": Compute(42, 3_600, 1.5, 0.015,
+                                  "589 GFLOP a step (~15 ms strict fp32); 12 × 300 parity steps of 9.3 GFLOP (~0.7 ms "
+                                  "with autocast); CUPTI's start for the profile ~1.5 s", arms=(2, 2, 2, 2)),
+    "05_optimizers": Compute(2.0, 4_200, 0.0, 0.002,
+                             "18 runs to 82 %: Adam/AdamW 110-180 steps, Adam + L2 340-500; ~170 evaluations",
+                             arms=(4, 3, 2, 3)),
+    "06_cudnn_benchmark": Compute(5.7, 1_010, 8.0, 0.002,
+                                  "24 processes (3 arms × 8: the fewest for a 95 % interval) forked from a server that "
+                                  "imported torch and course_utils, 42 steps of 5.7 GFLOP each; the 6 benchmark-on "
+                                  "ones autotune 3 shapes (~5 s in all); the server's start, imports only, ~3 s",
+                                  forks=24, arms=(2,)),
+    "07_host_device_sync": Compute(1.3, 1_550, 0.0, 0.02,
+                                   "0.82 GFLOP a step; the compared arms are 50-step loops (~20 ms); ~250 steps under "
+                                   "the sync counter", arms=(2, 2)),
+    "08_activation_checkpointing": Compute(80, 40, 1.5, 0.1,
+                                           "1.64 / 2.1 TFLOP a step plain / checkpointed (~41 / ~53 ms); the sweep at "
+                                           "its 7-round floor ~7 s; CUPTI's start ~1.5 s", arms=(2, 4)),
+    "09_gradient_accumulation": Compute(12, 30, 0.0, 0.015,
+                                        "0.59 TFLOP a step (~15 ms) for every k; float64 checks 1.8 TFLOP", arms=(5,)),
+    "10_distributed_data_parallel": Compute(0.0, 64, 1.0, 0.008,
+                                            "one GPU: the ranks on the CPU at cpu sizes (13 MFLOP a step, 40 rounds "
+                                            "planned from a timed round); 6 torchrun launches (the lesson's run, "
+                                            "exercises 1 and 2 visible and hidden, the SLURM check)",
+                                            launches=6, arms=()),
+    "11_zero_grad_set_to_none": Compute(3.0, 35, 0.0, 0.003, "81 GFLOP a step (~2-3 ms)", arms=(2, 2)),
+    "12_as_tensor_from_numpy": Compute(25, 90, 0.5, 0.02,
+                                       "294 GFLOP a conv step, benchmarked ~0.6 s; the collate sweep on the CPU, 5 CPU "
+                                       "conversions at a 1.5 s budget each, a 16 MiB copy to the device",
+                                       arms=(3, (2, 1.5), (2, 1.5), (2, 1.5), (2, 1.5), (2, 1.5), 2)),
+    "13_debug_tools_off": Compute(1.0, 60, 1.0, 0.05,
+                                  "21 GFLOP a step; profiler arms of tens of ms (CUPTI's start ~1 s); the gradcheck "
+                                  "comparison has its own 8 s budget", arms=(6, (2, 8.0), 2)),
+    "14_gradient_clipping": Compute(8.0, 20_400, 0.0, 0.002,
+                                    "0.31 GFLOP a step at batch 256; 16 probe + 48 seeded runs (best LRs 170-260 "
+                                    "steps, high-LR runs all 400), AMP 400; ~1,000 evaluations", arms=(2, 4)),
+    "15_no_bias_before_batchnorm": Compute(3.0, 35, 0.0, 0.003, "74 GFLOP a step, 25 GFLOP an evaluation pass",
+                                           arms=(2, 2)),
+    "16_no_grad_validation": Compute(10, 600, 2.0, 0.004,
+                                     "5.7 GFLOP a step, 79 GFLOP an evaluation pass (~3 ms); 2 capped batch searches "
+                                     "with out-of-memory recoveries ~2 s", arms=(2, 2)),
+    "17_input_normalization": Compute(27, 20_000, 0.0, 0.0005,
+                                      "0.82 GFLOP a step, launch-bound ~0.45 ms; ~20,000 steps (worst 48,000), ~800 "
+                                      "evaluations of 10,000 images", arms=(6, 2), step_s=0.45e-3),
+    "18_pytorch2_speedups": Compute(1.0, 1_000, 0.0, 0.003,
+                                    "3 processes forked from a preloaded server (eager, A/A, compiled: one cold "
+                                    "compile of the training step); in the kernel the step from the filled cache and "
+                                    "2 graph-break functions; 5 comparisons and 2 sweeps (2.5 s each)",
+                                    forks=3, cold_compiles=1, warm_compiles=3,
+                                    arms=(2, 2, 2, 2, 2, (3, 2.5), (2, 2.5))),
+    "19_capstone": Compute(5.0, 40_000, 45.0, 0.004,
+                           "~150 speed-runs: 144 ablation runs (16 arms × 9 seeds), naive, stacked, 3 in the hidden "
+                           "tests; ~4,500 naive-like steps at ~4 ms (PNG decoding in the process, anomaly detection: "
+                           "8 small steps each) and ~4,000 stacked ones; 77 runs start 8 DataLoader workers (~25 ms "
+                           "each) and decode 2,048 images: ~45 s of CPU-side work; CIFAR-10 skipped offline",
+                           arms=(2, 2, 3)),
 }
 #: A lesson not in COMPUTE yet (a new one): assumed like a small one.
 DEFAULT = Compute(10, 2_000, 0.0, 0.01, "no sizing figures here yet: assumed")
@@ -180,7 +243,7 @@ def comparison_seconds(rows: list[dict], budget: float, arm_s: float) -> float:
     total = 0.0
     for r in rows:
         n = r["arms"]
-        planned = budget * (n + 1) / 3
+        planned = r.get("planned_s") or budget * (n + 1) / 3
         # every key (arms + the A/A copy) runs one untimed call and one block of >= 1 call per round
         floor = NEED_ROUNDS * (n + 1) * 2 * max(arm_s, 0.02)
         total += max(planned, floor) + SETUP_S
@@ -201,8 +264,11 @@ def lesson_parts(src: Path, budget: float, *, measure_first: bool = False) -> di
     if len(rows) < len(static):  # the smoke profile skipped some: the source's call sites are the lower bound
         rows, how = static, f"call sites ({how}: {len(rows)})"
     c = COMPUTE.get(slug, DEFAULT)
-    parts = {"compare": comparison_seconds(rows, budget, c.arm_s),
-             "compute": max(c.tflop * 1e12 / RATE_FLOPS, c.steps * STEP_FLOOR_S),
+    if c.arms is not None and not measure_first:
+        rows = [{"arms": n} if isinstance(n, int) else {"arms": n[0], "planned_s": n[1]} for n in c.arms]
+        how = "the lesson's own count"
+    parts = {"compare": comparison_seconds(rows, c.budget_s or budget, c.arm_s),
+             "compute": max(c.tflop * 1e12 / RATE_FLOPS, c.steps * c.step_s),
              "data": c.data_s, "procs": c.overhead_s(), "fixed": FIXED_S}
     return {"lesson": slug, "measurements": len(rows), "how": how, "note": c.note, **parts,
             "total": sum(parts.values())}

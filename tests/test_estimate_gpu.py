@@ -1,0 +1,35 @@
+"""tools/estimate_gpu.py: every lesson sized from its own parts, the whole reference run within one window."""
+
+import re
+from pathlib import Path
+
+from tools import estimate_gpu as eg
+from tools.run_notebooks import select_lessons
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_lesson_has_its_own_figures():
+    slugs = [p.parent.name for p in select_lessons(None)]
+    assert sorted(eg.COMPUTE) == sorted(slugs), "a lesson without sizing figures would be estimated by DEFAULT"
+    for slug, c in eg.COMPUTE.items():
+        assert c.note and c.arm_s > 0, slug
+
+
+def test_the_costly_parts_are_counted_where_the_lessons_have_them():
+    c = eg.COMPUTE
+    assert c["06_cudnn_benchmark"].forks > 0 and c["10_distributed_data_parallel"].launches > 0
+    assert c["18_pytorch2_speedups"].cold_compiles > 0 and c["19_capstone"].data_s > 0
+
+
+def test_all_lessons_fit_one_window_and_the_readme_says_the_estimator_s_figure(capsys):
+    totals = eg.lesson_seconds()
+    total = sum(totals.values())
+    assert total <= eg.TARGET_S, f"{total:.0f} s: over the {eg.TARGET_S:.0f} s a reference window holds"
+    assert eg.main([]) == 0
+    out = capsys.readouterr().out
+    printed = re.search(r"\((\d+\.\d) min; target 9 min: within\)", out)
+    assert printed, out[-400:]
+    readme = (ROOT / "README.md").read_text()
+    said = re.search(r"about (\d+(?:\.\d)?) min in all on an H100/H200", readme)
+    assert said and abs(float(said.group(1)) - total / 60) <= 0.5, (said and said.group(1), total / 60)
