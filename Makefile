@@ -40,7 +40,7 @@ REF_OFFLINE := $(filter-out 0,$(strip $(COURSE_OFFLINE)))
 REF_DEPS    := $(if $(REF_PY_GIVEN)$(REF_OFFLINE),,$(STAMP) data)
 REF_RUN     := $(if $(REF_PY_GIVEN),$(REF_PY),$(if $(REF_OFFLINE),$(if $(wildcard $(PY)),$(PY),python3),$(PY)))
 
-reference: $(REF_DEPS)  ## on a CUDA GPU: every lesson in the gpu profile into results/reference/<machine-id>/ (PY=python3: any torch >= 2.4)
+reference: $(REF_DEPS)  ## on a CUDA GPU: every lesson in the gpu profile into results/reference/<machine-id>/ (PY=python3: any torch >= 2.5)
 	$(REF_RUN) tools/make_reference.py $(if $(A),--lessons $(A)) $(REF_ARGS)
 
 wheelhouse:  ## wheels for `make reference` on a Python without the Jupyter stack (cp311, cp312), + Fashion-MNIST .gz in data/

@@ -229,7 +229,7 @@ def tf32_flags() -> dict[str, Any]:
 
 #: The oldest torch each device type runs every lesson on (pyproject.toml and the README say the same; `make compat`
 #: tests the CPU/CUDA floor). MPS: autocast and fused Adam from 2.5, GradScaler's kernels and inductor from 2.8.
-TORCH_FLOOR: dict[str, tuple[int, int]] = {"cpu": (2, 4), "cuda": (2, 4), "mps": (2, 8)}
+TORCH_FLOOR: dict[str, tuple[int, int]] = {"cpu": (2, 5), "cuda": (2, 5), "mps": (2, 8)}
 
 
 def torch_floor_problem(device_type: str, version: str | None = None) -> str | None:

@@ -237,6 +237,12 @@ def test_gpu_profile_from_a_cuda_device_string(monkeypatch):
 @pytest.mark.parametrize("quiet", [False, True])
 def test_setup_silences_the_cuda_home_line_of_a_cpu_only_compile(tmp_path, quiet):
     # torch logs it when inductor first loads cpp_extension on a CUDA build without a GPU; the control shows it
+    if quiet:
+        import importlib.util
+
+        spec = importlib.util.find_spec("torch.utils.cpp_extension")
+        if spec and spec.origin and 'print(f"No CUDA runtime' in Path(spec.origin).read_text():
+            pytest.skip(f"torch {torch.__version__} prints the line with print(), which no logging filter reaches")
     code = ("import course_utils as cu\n" + ("cu.env.quiet_known_warnings()\n" if quiet else "")
             + "import torch.utils.cpp_extension\n")
     env = {**os.environ, "CUDA_HOME": str(tmp_path), "CUDA_VISIBLE_DEVICES": ""}
@@ -327,7 +333,7 @@ def test_setup_reads_tf32_whichever_api_set_it(how):
 
 
 @pytest.mark.parametrize("device, version, problem", [
-    ("cpu", "2.4.1+cu121", False), ("cuda", "2.4.0", False), ("cuda", "2.3.1", True), ("cpu", "2.11.0", False),
+    ("cpu", "2.5.1+cu121", False), ("cuda", "2.5.0", False), ("cuda", "2.4.1", True), ("cpu", "2.11.0", False),
     ("mps", "2.7.1", True), ("mps", "2.8.0", False), ("xpu", "2.4.0", False),
 ])
 def test_a_torch_below_the_device_s_floor_is_named(device, version, problem):

@@ -26,7 +26,7 @@
 # Unpack it into the checkout, then commit what is good:
 #     tar -xzf <files_at>/reference.tar.gz -C results/reference/
 #
-# Settings (environment): PY (default python3: the machine's own, with torch >= 2.4), WINDOW_S (all
+# Settings (environment): PY (default python3: the machine's own, with torch >= 2.5), WINDOW_S (all
 # stages end by then, default 570), TESTS_S (test_gpu's limit, default 120), LESSON_S (each lesson's
 # limit, default 180), LESSONS ("00 03": only those), STAGES (default "facts tests reference", without
 # "tests" once a window saved lessons of this code), COURSE_DATA (default data/fashion-mnist, relative to the

@@ -1,6 +1,6 @@
 """`make reference`: run every lesson in the gpu profile and keep the results as the course's reference.
 
-Runs with any Python that has torch >= 2.4 (`PY=python3 make reference` on a GPU box that keeps its
+Runs with any Python that has torch >= 2.5 (`PY=python3 make reference` on a GPU box that keeps its
 own torch). In order:
 
 1. **The notebook executor.** nbclient, nbformat, jupyter_client and ipykernel are imported from
@@ -431,14 +431,14 @@ def lesson_estimates(notebooks: Sequence[Path], profile: str) -> dict[str, float
 
 
 def torch_problem() -> str | None:
-    """Why this Python cannot run the lessons' torch (None: torch >= 2.4 is there)."""
+    """Why this Python cannot run the lessons' torch (None: torch >= 2.5 is there)."""
     try:
         import torch
     except ImportError as e:
-        return f"this Python ({sys.executable}) has no torch ({e}); use one that has torch >= 2.4 (PY=...)"
+        return f"this Python ({sys.executable}) has no torch ({e}); use one that has torch >= 2.5 (PY=...)"
     version = tuple(int(x) for x in re.findall(r"\d+", torch.__version__.split("+")[0])[:2])
-    if version < (2, 4):
-        return f"this Python's torch is {torch.__version__}; the lessons need torch >= 2.4"
+    if version < (2, 5):
+        return f"this Python's torch is {torch.__version__}; the lessons need torch >= 2.5"
     return None
 
 
