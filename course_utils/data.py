@@ -23,17 +23,22 @@ from __future__ import annotations
 import os
 import pickle
 import socket
-import threading
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlparse
 
 import numpy as np
 import torch
 
-from .fashion_mnist import DOWNLOAD_TIMEOUT_S, MIRROR_TIMEOUT_S, cache_dir, prepare_fashionmnist, raw_folder
+from .fashion_mnist import (
+    DOWNLOAD_TIMEOUT_S,
+    MIRROR_TIMEOUT_S,
+    cache_dir,
+    prepare_fashionmnist,
+    raw_folder,
+    unreachable,
+)
 from .image_files import image_folder, write_image_folder
 
 __all__ = [
@@ -180,26 +185,6 @@ def read_cifar10(root: Path) -> Dataset:
                    torch.from_numpy(y_te), classes)
 
 
-def _unreachable(url: str, timeout: float) -> str | None:
-    """None when ``url``'s host accepts a connection within ``timeout`` s, else why not (one line)."""
-    host = urlparse(url)
-    port = host.port or (443 if host.scheme == "https" else 80)
-    outcome: list[str | None] = []
-
-    def connect() -> None:  # in a thread: a stalled DNS lookup ignores the socket timeout
-        try:
-            socket.create_connection((host.hostname, port), timeout=timeout).close()
-            outcome.append(None)
-        except OSError as e:
-            outcome.append(f"{type(e).__name__}: {e}")
-
-    probe = threading.Thread(target=connect, daemon=True)
-    probe.start()
-    probe.join(timeout + 1.0)
-    error = outcome[0] if outcome else f"no answer within {timeout + 1.0:g} s"
-    return None if error is None else f"cannot reach {host.hostname}:{port} ({error})"
-
-
 def cifar10_unavailable(root: str | Path | None = None) -> str | None:
     """None when CIFAR-10 is on disk in ``root`` or its download host answers, else why not (one line).
 
@@ -213,7 +198,7 @@ def cifar10_unavailable(root: str | Path | None = None) -> str | None:
         return "COURSE_OFFLINE is set"
     from torchvision.datasets import CIFAR10
 
-    return _unreachable(CIFAR10.url, MIRROR_TIMEOUT_S)
+    return unreachable(CIFAR10.url, MIRROR_TIMEOUT_S)
 
 
 def fetch_cifar10(root: str | Path | None = None) -> Path:

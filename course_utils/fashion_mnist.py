@@ -27,7 +27,8 @@ import zlib
 from pathlib import Path
 from urllib.parse import urlparse
 
-__all__ = ["FILES", "SYSTEM_DIR", "cache_dir", "fashionmnist_ready", "prepare_fashionmnist", "raw_folder"]
+__all__ = ["FILES", "SYSTEM_DIR", "cache_dir", "fashionmnist_ready", "prepare_fashionmnist", "raw_folder",
+           "unreachable"]
 
 #: Where Debian's package ``dataset-fashion-mnist`` installs the original (gzipped) idx files.
 SYSTEM_DIR = Path("/usr/share/datasets/fashion-mnist")
@@ -122,19 +123,19 @@ def _copy_from(source: Path, raw: Path) -> None:
                 os.remove(tmp)
 
 
-def _mirror_reachable(timeout: float = MIRROR_TIMEOUT_S) -> str | None:
-    """None when torchvision's first mirror accepts a connection, else why not (one line)."""
-    if os.environ.get("COURSE_OFFLINE", "").strip() not in ("", "0"):
-        return "COURSE_OFFLINE is set"
-    from torchvision.datasets import FashionMNIST
+def unreachable(url: str, timeout: float) -> str | None:
+    """None when ``url``'s host accepts a connection within ``timeout`` s, else why not (one line).
 
-    url = urlparse(FashionMNIST.mirrors[0])
-    port = url.port or (443 if url.scheme == "https" else 80)
+    The connection is tried in a thread, so a stalled DNS lookup (which ignores the socket timeout)
+    cannot hang the caller: it gives up ``timeout`` + 1 s after the start.
+    """
+    host = urlparse(url)
+    port = host.port or (443 if host.scheme == "https" else 80)
     outcome: list[str | None] = []
 
-    def connect() -> None:  # in a thread: a stalled DNS lookup ignores the socket timeout
+    def connect() -> None:
         try:
-            socket.create_connection((url.hostname, port), timeout=timeout).close()
+            socket.create_connection((host.hostname, port), timeout=timeout).close()
             outcome.append(None)
         except OSError as e:
             outcome.append(f"{type(e).__name__}: {e}")
@@ -142,8 +143,17 @@ def _mirror_reachable(timeout: float = MIRROR_TIMEOUT_S) -> str | None:
     probe = threading.Thread(target=connect, daemon=True)
     probe.start()
     probe.join(timeout + 1.0)
-    error = outcome[0] if outcome else f"no answer within {timeout + 1.0:.0f} s"
-    return None if error is None else f"cannot reach {url.hostname}:{port} ({error})"
+    error = outcome[0] if outcome else f"no answer within {timeout + 1.0:g} s"
+    return None if error is None else f"cannot reach {host.hostname}:{port} ({error})"
+
+
+def _mirror_reachable(timeout: float = MIRROR_TIMEOUT_S) -> str | None:
+    """None when torchvision's first mirror accepts a connection, else why not (one line)."""
+    if os.environ.get("COURSE_OFFLINE", "").strip() not in ("", "0"):
+        return "COURSE_OFFLINE is set"
+    from torchvision.datasets import FashionMNIST
+
+    return unreachable(FashionMNIST.mirrors[0], timeout)
 
 
 def _download(root: Path) -> None:
