@@ -243,10 +243,8 @@ SAVE = ("import os, pathlib; d = pathlib.Path(os.environ['COURSE_RESULTS_DIR']) 
         "d.mkdir(parents=True, exist_ok=True); (d / '{slug}.smoke.json').write_text('{{}}'); print('saved')")
 
 
-@pytest.mark.clock  # a 5.5 s deadline and 3 s lesson limits: which lessons run is wall time (retried)
-def test_a_partial_run_keeps_what_finished(monkeypatch, tmp_path):
-    import nbformat
-
+def use_fake_runner(monkeypatch, tmp_path):
+    """Run lessons in :data:`FAKE_RUNNER` (no kernel), on the real data; return this machine's id (``PROBE_MID``)."""
     import course_utils as cu
 
     runner = tmp_path / "runner.py"
@@ -255,6 +253,14 @@ def test_a_partial_run_keeps_what_finished(monkeypatch, tmp_path):
     mid = cu.results.machine_id(cu.environment_record())
     monkeypatch.setenv("PROBE_MID", mid)
     monkeypatch.delenv("COURSE_DATASET", raising=False)
+    return mid
+
+
+@pytest.mark.clock  # a 5.5 s deadline and 3 s lesson limits: which lessons run is wall time (retried)
+def test_a_partial_run_keeps_what_finished(monkeypatch, tmp_path):
+    import nbformat
+
+    mid = use_fake_runner(monkeypatch, tmp_path)
     lessons = tmp_path / "lessons"
     good = fake_lesson(lessons, "97_good", [
         "import os, pathlib; print(sorted(p.name for p in pathlib.Path(os.environ['PROBE_OUT']).rglob('*.json')))",

@@ -2,10 +2,9 @@
 without .git (tools/reference_state.py, tools/make_reference.py). Kernel-free: the lessons run in a stand-in."""
 
 import json
-import sys
 
 import pytest
-from test_make_reference import FAKE_RUNNER, SAVE, fake_lesson
+from test_make_reference import SAVE, fake_lesson, use_fake_runner
 
 from tools import make_reference as mr
 from tools import reference_state as rs
@@ -16,15 +15,8 @@ COUNT = "import os; open(os.environ['PROBE_RUNS'], 'a').write('{slug}\\n')"
 @pytest.fixture
 def lessons(tmp_path, monkeypatch):
     """Three stand-in lessons that save a result and log that they ran; the machine id of this machine."""
-    import course_utils as cu
-
-    runner = tmp_path / "runner.py"
-    runner.write_text(FAKE_RUNNER)
-    monkeypatch.setattr(mr, "CHILD", [sys.executable, "-S", str(runner)])
-    mid = cu.results.machine_id(cu.environment_record())
-    monkeypatch.setenv("PROBE_MID", mid)
+    mid = use_fake_runner(monkeypatch, tmp_path)
     monkeypatch.setenv("PROBE_RUNS", str(tmp_path / "runs.log"))
-    monkeypatch.delenv("COURSE_DATASET", raising=False)
     paths = [fake_lesson(tmp_path / "lessons", slug, [COUNT.format(slug=slug), SAVE.format(slug=slug)])
              for slug in ("95_a", "96_b", "97_c")]
     return paths, mid, tmp_path
