@@ -236,9 +236,9 @@ def static_count(src: Path) -> list[dict]:
 def comparison_seconds(rows: list[dict], budget: float, arm_s: float) -> float:
     """Seconds the measurements take in the gpu profile at ``budget``, floors kept.
 
-    Every measurement is taken at the gpu default (``budget × (arms + 1) / 3``): the lessons' own
-    ``budget=`` and ``rounds=`` are smoke/cpu settings (``env.pick(..., gpu=None)``), so the budget or
-    rounds a smoke run logged say nothing about the gpu profile.
+    A measurement takes ``planned_s`` where the lesson's row gives it (its own gpu budget or fixed
+    rounds), else the gpu default (``budget × (arms + 1) / 3``): the budget or rounds a smoke run
+    logged say nothing about the gpu profile.
     """
     total = 0.0
     for r in rows:
