@@ -59,11 +59,10 @@ check: lint  ## ruff, then every test not marked slow (no notebook, nbgrader or 
 	$(PY) -m pytest -m "not slow"
 
 speedrun: $(STAMP) data  ## the stacked speed-run to a target accuracy, outside a notebook (ARGS="--naive --seeds 6 ..."; ARGS=--help lists the options)
-	$(PY) -m course_utils.speedrun_cli $(ARGS)
+	$(PY) -m course_utils.capstone.cli $(ARGS)
 
-# -W: `python -m` runs a module the package has already imported (course_utils imports calibration), and says so.
 calibrate: $(STAMP)  ## real A/A comparisons of real workloads: false-verdict rates with intervals, saved (~10 min; ARGS="--comparisons 100")
-	$(PY) -W "ignore:'course_utils.calibration' found in sys.modules:RuntimeWarning" -m course_utils.calibration $(ARGS)
+	$(PY) -m course_utils.calibration $(ARGS)
 
 lab: $(STAMP)  ## open JupyterLab on the student notebooks (LAB_ARGS=<extra jupyter lab options>)
 	$(PY) -m jupyter lab notebooks/ $(ROOT_ARGS) $(LAB_ARGS)

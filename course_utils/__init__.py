@@ -1,82 +1,47 @@
 """course_utils: the measurement library of the course "Faster PyTorch Training — 17 tricks, measured".
 
 Import it as ``import course_utils as cu`` and start every notebook with ``env = cu.setup()``.
-Importing it changes nothing: no seeding, no flags, no plotting style.
+Importing it changes nothing: no seeding, no flags, no plotting style. ``course_utils/README.md``
+maps the subpackages and says where a change goes.
+
+``cu.`` holds what the lessons use, one path per name:
+
+- set-up and device: :func:`setup`, :func:`seed_everything`, :func:`choose_device`, :func:`autocast`,
+  :func:`pick_amp_dtype`
+- timing (``measure/``): :func:`compare`, :func:`sweep`, :func:`benchmark`, :func:`in_processes`,
+  :class:`Comparison`, :class:`Sweep`
+- seed-level verdicts (``measure/``): :func:`compare_targets`, :func:`steps_to_target`, :func:`compare_rates`,
+  :func:`rate`, :func:`diverged`, :class:`TargetComparison`, :class:`TargetResult`
+- counters (``counters/``): :func:`count_syncs`, :func:`saved_tensors`, :func:`peak_memory`,
+  :func:`peak_memory_stats`, :func:`memory_cap`, :func:`fits`, :func:`is_out_of_memory`, :func:`param_count`,
+  :func:`graph_held`, :func:`flop_count`, :func:`op_counts`, :func:`profile_table`, :class:`SyncCounter`,
+  :class:`SavedTensors`, :class:`HeldGraph`
+- training and models (``training/``): :func:`train`, :func:`train_step`, :func:`evaluate`, :func:`make_mlp`,
+  :func:`make_convnet`, :class:`MLPConfig`, :class:`ConvNetConfig`, :class:`History`
+- data (``data/``): :func:`load_dataset`, :func:`synthetic`, :func:`batches`, :func:`image_folder`,
+  :func:`write_image_folder`, :class:`Dataset`
+- words, results and figures (``results/``): :func:`reading`, :func:`check_prediction`, :func:`save`,
+  :func:`references`, :class:`Effect`, :func:`plot_comparison`, :func:`plot_speedups`, :func:`plot_curves`,
+  :func:`plot_lr`, :func:`plot_waterfall`, :func:`verdict_color`, :func:`format_seconds`, :func:`format_bytes`
+- processes (``procs/``): :func:`torchrun`
+- test cells (``lesson/``): :func:`needs`, :func:`assert_close`, :func:`assert_grads_close`, :func:`norm_error`,
+  :func:`spy`, :func:`nested`, :data:`NORMS`, :func:`assert_follows_device`, :func:`assert_follows_dtype`,
+  :func:`assert_keeps_no_graph`, :func:`assert_no_mutation`, :func:`assert_syncs_at_most`,
+  :func:`assert_restores`, :func:`restoring`
+
+Everything else has one longer path, ``cu.<subpackage>.<module>.<name>`` (``cu.measure.stats.FASTER``),
+except the two tools with a namespace of their own: ``cu.capstone`` (lesson 19's speed-run) and
+``cu.calibration`` (the engine's error rates on the real clock). Both are imported when first used.
 """
 
-from . import (
-    ablation,
-    analysis,
-    calibration,
-    calibration_records,
-    calibration_workloads,
-    capstone_extras,
-    checks,
-    clock,
-    comparison,
-    convergence,
-    data,
-    engine,
-    env,
-    exercises,
-    fixes,
-    graphs,
-    history,
-    labels,
-    launch,
-    memory,
-    models,
-    plots,
-    processes,
-    profiling,
-    rates,
-    readings,
-    report,
-    results,
-    rounds,
-    script,
-    speedrun,
-    stats,
-    sweeps,
-    syncs,
-    timing,
-    training,
-    units,
-)
-from .ablation import Ablation, ablate
-from .analysis import analyze
-from .calibration import Calibration, calibrate, load_calibration
-from .checks import Calls, assert_close, assert_grads_close, norm_error, rel_error, spy
-from .comparison import Comparison
-from .convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
-from .data import (
-    DATASETS,
-    Dataset,
-    batches,
-    image_folder,
-    load_dataset,
-    synthetic,
-    worker_counts,
-    write_image_folder,
-)
-from .env import (
-    PROFILES,
-    Env,
-    autocast,
-    choose_device,
-    environment_record,
-    get_profile,
-    in_colab,
-    pick_amp_dtype,
-    seed_everything,
-    setup,
-)
-from .exercises import needs
-from .fixes import FIXES, DeviceInfo, SpeedConfig, Stack, fast_config
-from .graphs import HeldGraph, graph_held
-from .launch import Launch, torchrun
-from .memory import (
-    PeakMemory,
+from __future__ import annotations
+
+import importlib
+import warnings
+from typing import Any
+
+from .counters.graphs import HeldGraph, graph_held
+from .counters.memory import (
     SavedTensors,
     fits,
     is_out_of_memory,
@@ -86,11 +51,13 @@ from .memory import (
     peak_memory_stats,
     saved_tensors,
 )
-from .models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
-from .plots import plot_comparison, plot_curves, plot_lr, plot_speedups, plot_waterfall, verdict_color
-from .processes import ProcessRuns, in_processes
-from .profiling import flop_count, op_counts, profile_table
-from .properties import (
+from .counters.profiling import flop_count, op_counts, profile_table
+from .counters.syncs import SyncCounter, count_syncs
+from .data.datasets import Dataset, batches, image_folder, load_dataset, synthetic, write_image_folder
+from .env import autocast, choose_device, pick_amp_dtype, seed_everything, setup
+from .lesson.checks import assert_close, assert_grads_close, norm_error, spy
+from .lesson.exercises import needs
+from .lesson.properties import (
     NORMS,
     assert_follows_device,
     assert_follows_dtype,
@@ -99,50 +66,104 @@ from .properties import (
     assert_syncs_at_most,
     nested,
 )
-from .rates import Rate, RateComparison, binomial_ci, compare_rates, diverged, rate
-from .readings import check_prediction, reading
-from .report import Scoreboard, scoreboard
-from .restores import assert_restores, restoring
-from .results import CLAIMS, Effect, references, save
-from .script import stepper
-from .speedrun import RunResult, prepare, run_once
-from .stats import mean_ci, median_ci
-from .sweeps import Sweep, sweep
-from .syncs import SyncCounter, count_syncs
-from .timing import Timing, benchmark, compare, naive_compare
-from .training import History, evaluate, train, train_step
+from .lesson.restores import assert_restores, restoring
+from .measure.compare import benchmark, compare
+from .measure.comparison import Comparison
+from .measure.convergence import TargetComparison, TargetResult, compare_targets, steps_to_target
+from .measure.figures import plot_comparison, plot_speedups, verdict_color
+from .measure.processes import in_processes
+from .measure.rates import compare_rates, diverged, rate
+from .measure.sweep import Sweep, sweep
+from .procs.launch import torchrun
+from .results.plots import plot_curves, plot_lr, plot_waterfall
+from .results.readings import check_prediction, reading
+from .results.store import Effect, references, save
+from .training.history import History
+from .training.loop import evaluate, train, train_step
+from .training.models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .units import format_bytes, format_seconds
 
-__version__ = "0.1.0"
+#: The release; pyproject.toml reads it from here (one place), and CHANGELOG.md has a section for it.
+__version__ = "0.2.0"
 
 #: The course's repository; badges and install lines are built from it (a test checks them).
 REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"
 
 __all__ = [
-    "Ablation", "ablate", "ablation", "capstone_extras", "DeviceInfo", "fast_config", "FIXES", "fixes", "prepare",
-    "run_once", "RunResult", "script", "SpeedConfig", "speedrun", "Stack", "stepper",
-    "analysis", "analyze", "assert_close", "assert_grads_close", "autocast", "batches", "benchmark", "binomial_ci",
-    "calibrate", "Calibration", "calibration", "calibration_records", "calibration_workloads", "Calls",
-    "check_prediction", "checks", "choose_device", "CLAIMS", "clock", "compare", "compare_rates",
-    "compare_targets",
-    "comparison", "Comparison", "convergence", "ConvNetConfig", "count_syncs", "data", "Dataset",
-    "DATASETS", "diverged", "Effect", "engine", "Env", "env", "environment_record", "evaluate", "exercises",
-    "fits", "flop_count", "format_bytes", "format_seconds", "get_profile", "graph_held", "graphs",
-    "HeldGraph", "History", "history", "image_folder", "in_colab", "in_processes", "Launch", "launch",
-    "is_out_of_memory", "labels",
-    "load_calibration", "load_dataset", "make_convnet",
-    "make_mlp", "mean_ci", "median_ci", "memory", "memory_cap", "MLPConfig", "models",
-    "naive_compare", "needs", "norm_error", "op_counts", "param_count", "peak_memory",
-    "peak_memory_stats", "PeakMemory", "pick_amp_dtype", "plot_comparison", "plot_curves",
-    "plot_lr", "plot_speedups", "plot_waterfall", "plots", "ProcessRuns", "processes", "profile_table", "PROFILES",
-    "profiling", "rate", "Rate",
-    "RateComparison", "rates", "reading",
-    "readings", "references", "rel_error", "REPO_URL", "report", "results", "rounds", "save",
-    "saved_tensors", "SavedTensors", "scoreboard", "Scoreboard", "seed_everything", "setup", "spy",
-    "stats", "steps_to_target", "Sweep", "sweep", "sweeps", "SyncCounter", "syncs", "synthetic",
-    "TargetComparison", "TargetResult", "Timing", "timing", "torchrun", "train", "train_step", "training",
-    "units", "verdict_color", "worker_counts", "write_image_folder",
-    # property checks for test cells (course_utils.properties, course_utils.restores)
-    "assert_follows_device", "assert_follows_dtype", "assert_keeps_no_graph", "assert_no_mutation",
-    "assert_restores", "assert_syncs_at_most", "nested", "NORMS", "restoring",
+    # set-up and device
+    "autocast", "choose_device", "pick_amp_dtype", "seed_everything", "setup",
+    # timing
+    "benchmark", "compare", "Comparison", "in_processes", "sweep", "Sweep",
+    # seed-level verdicts
+    "compare_rates", "compare_targets", "diverged", "rate", "steps_to_target", "TargetComparison", "TargetResult",
+    # counters
+    "count_syncs", "fits", "flop_count", "graph_held", "HeldGraph", "is_out_of_memory", "memory_cap", "op_counts",
+    "param_count", "peak_memory", "peak_memory_stats", "profile_table", "saved_tensors", "SavedTensors",
+    "SyncCounter",
+    # training and models
+    "ConvNetConfig", "evaluate", "History", "make_convnet", "make_mlp", "MLPConfig", "train", "train_step",
+    # data
+    "batches", "Dataset", "image_folder", "load_dataset", "synthetic", "write_image_folder",
+    # words, results and figures
+    "check_prediction", "Effect", "format_bytes", "format_seconds", "plot_comparison", "plot_curves", "plot_lr",
+    "plot_speedups", "plot_waterfall", "reading", "references", "save", "verdict_color",
+    # processes
+    "torchrun",
+    # test cells
+    "assert_close", "assert_follows_device", "assert_follows_dtype", "assert_grads_close", "assert_keeps_no_graph",
+    "assert_no_mutation", "assert_restores", "assert_syncs_at_most", "needs", "nested", "NORMS", "norm_error",
+    "restoring", "spy",
 ]
+
+#: Subpackages imported on first use (``cu.capstone``) rather than with ``import course_utils``.
+_LAZY = ("capstone", "calibration")
+
+#: Names of release 0.1 that moved: old name -> (module, attribute or None for the module itself).
+#: They keep working, with a DeprecationWarning, for one release (0.2); 0.3 removes this table.
+_MOVED: dict[str, tuple[str, str | None]] = {
+    **{old: (f"course_utils.{new}", None) for old, new in {
+        "ablation": "capstone.ablation", "analysis": "measure.analysis", "calibration_records": "calibration.records",
+        "calibration_workloads": "calibration.workloads", "capstone_extras": "capstone.extras",
+        "checks": "lesson.checks", "clock": "measure.clock", "comparison": "measure.comparison",
+        "convergence": "measure.convergence", "engine": "measure.engine", "exercises": "lesson.exercises",
+        "fashion_mnist": "data.fashion_mnist", "fixes": "capstone.fixes", "forcing": "measure.forcing",
+        "graphs": "counters.graphs", "history": "training.history", "image_files": "data.image_files",
+        "labels": "results.labels", "launch": "procs.launch", "memory": "counters.memory",
+        "models": "training.models", "opwatch": "lesson.opwatch", "plots": "results.plots",
+        "processes": "measure.processes", "profiling": "counters.profiling", "properties": "lesson.properties",
+        "rates": "measure.rates", "readings": "results.readings", "report": "results.report",
+        "restores": "lesson.restores", "rounds": "measure.rounds", "script": "capstone.script",
+        "speedrun": "capstone.speedrun", "speedrun_cli": "capstone.cli", "stats": "measure.stats",
+        "sweeps": "measure.sweep", "sync_rules": "counters.sync_rules", "syncs": "counters.syncs",
+        "target_comparison": "measure.target_comparison", "timing": "measure.compare",
+        "wording": "measure.wording"}.items()},
+    **{name: (f"course_utils.{module}", name) for module, names in {
+        "capstone": ("Ablation", "ablate", "DeviceInfo", "fast_config", "FIXES", "prepare", "run_once", "RunResult",
+                     "SpeedConfig", "Stack", "stepper"),
+        "calibration": ("Calibration", "calibrate", "load_calibration"),
+        "measure.analysis": ("analyze",), "measure.rates": ("binomial_ci", "Rate", "RateComparison"),
+        "measure.stats": ("mean_ci", "median_ci"), "measure.compare": ("naive_compare", "Timing"),
+        "lesson.checks": ("Calls", "rel_error"), "results.store": ("CLAIMS",),
+        "data.datasets": ("DATASETS", "worker_counts"),
+        "env": ("Env", "environment_record", "get_profile", "in_colab", "PROFILES"),
+        "procs.launch": ("Launch",), "counters.memory": ("PeakMemory",), "measure.processes": ("ProcessRuns",),
+        "results.report": ("scoreboard", "Scoreboard")}.items() for name in names},
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``cu.capstone`` and ``cu.calibration`` on first use; a moved 0.1 name with a DeprecationWarning."""
+    if name in _LAZY:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _MOVED:
+        module, attr = _MOVED[name]
+        new = f"{module}.{attr}" if attr else module
+        warnings.warn(f"cu.{name} moved to {new.replace('course_utils.', 'cu.', 1)} in course_utils 0.2; "
+                      "the old name goes in 0.3", DeprecationWarning, stacklevel=2)
+        obj = importlib.import_module(module)
+        return getattr(obj, attr) if attr else obj
+    raise AttributeError(f"module 'course_utils' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

@@ -94,13 +94,13 @@ def inject_arm_seconds(monkeypatch: Any, seconds: Mapping[Callable[[], Any], flo
                        seed: int = 0) -> VirtualClock:
     """Give each arm of ``cu.compare`` / ``cu.sweep`` a known cost per call: no wall clock is read.
 
-    Replaces ``course_utils.clock.time_calls`` (and ``loop_overhead``: 0 s) wherever the library
+    Replaces ``course_utils.measure.clock.time_calls`` (and ``loop_overhead``: 0 s) wherever the library
     holds them, and the ``time`` module of those modules (the engine's budget) by a
     :class:`VirtualClock` that each timed block advances. A block of an arm costs ``seconds[arm]``
     per call times a log-normal factor (``noise``, seeded: the same numbers every run). The arms
     themselves are not called.
     """
-    from course_utils import clock as real
+    from course_utils.measure import clock as real
 
     rng = random.Random(seed)
     virtual = VirtualClock()

@@ -4,7 +4,7 @@
 # - An assertion that depends on the wall clock (a speed ratio or verdict on real work, calls per block or
 #   rounds planned from measured times, "took less than N s", a budget or deadline kept, a throughput)
 #   either runs on injected times (preferred: tests/clock.py's inject_arm_seconds for cu.compare / cu.sweep,
-#   VirtualClock for a module's `time`, or the planning logic such as course_utils.rounds.plan_calls given
+#   VirtualClock for a module's `time`, or the planning logic such as course_utils.measure.rounds.plan_calls given
 #   seconds per call), or is marked @pytest.mark.clock and retries its measurement with tests/clock.py's
 #   retried, so that it fails by chance less than once in 1,000 runs.
 # - A timeout that only stops a hung test is no assertion about time; leave it many times what the work takes.

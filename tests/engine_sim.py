@@ -21,7 +21,9 @@ import numpy as np
 
 import course_utils as cu
 
-NEW = hasattr(cu, "rounds")
+#: The interleaved-rounds module of the engine under test (0.2: cu.measure.rounds; 0.1: cu.rounds), else None.
+ROUNDS = getattr(getattr(cu, "measure", None), "rounds", None) or vars(cu).get("rounds")
+NEW = ROUNDS is not None
 
 
 @dataclass
@@ -36,7 +38,7 @@ class Rates:
 
 def _orders(rounds: int, keys: tuple, rng: random.Random, sweep: bool) -> list[tuple]:
     if NEW:
-        return cu.rounds.latin_orders(rounds, keys, rng)
+        return ROUNDS.latin_orders(rounds, keys, rng)
     if sweep:
         return cu.sweeps.rotated_orders(rounds, keys, rng)
     return cu.timing.balanced_orders(rounds, keys, rng)
@@ -59,7 +61,7 @@ def _simulate_rounds(true_s: dict, carry: dict, rounds: int, noise: float, rng: 
 
     orders = _orders(rounds, keys, order_rng, sweep)
     if NEW:
-        return cu.rounds.run_rounds(orders, block, flush=flush)
+        return ROUNDS.run_rounds(orders, block, flush=flush)
     times = {k: [] for k in keys}
     for order in orders:
         for k in order:
@@ -75,7 +77,7 @@ def timing_rates(*, effect: float = 1.0, rounds: int = 12, noise: float = 0.10, 
     out = {"faster": 0, "slower": 0, "control failed": 0, "covered": 0}
     for _ in range(runs):
         t = _simulate_rounds(true_s, {"B": carry}, rounds, noise, rng, order_rng, sweep=False)
-        c = cu.analyze(t["A"], t["A2"], t["B"])
+        c = cu.measure.analysis.analyze(t["A"], t["A2"], t["B"])
         out[c.verdict] = out.get(c.verdict, 0) + 1
         out["covered"] += c.ci[0] <= effect <= c.ci[1]
     return Rates(out["faster"] / runs, out["slower"] / runs, out["control failed"] / runs, out["covered"] / runs)
@@ -94,7 +96,8 @@ SHAPES = {
 
 def shaped_rates(shape: str, *, rounds: int, effect: float = 1.0, runs: int = 2000, seed: int = 0,
                  statistic=None) -> Rates:
-    """Comparisons of independent blocks with noise ``shape`` through ``cu.analyze`` (the arm order does
+    """Comparisons of independent blocks with noise ``shape`` through ``cu.measure.analysis.analyze``
+    (the arm order does
     not matter for independent blocks, so the times are drawn directly). ``statistic(a, a2, b)``
     replaces the engine's per-round ratio (to show what the old one did)."""
     rng = np.random.default_rng(seed)
@@ -104,7 +107,7 @@ def shaped_rates(shape: str, *, rounds: int, effect: float = 1.0, runs: int = 20
         a, a2, b = (1e-3 * draw(rng, rounds) for _ in range(3))
         b = b / effect
         ratios = None if statistic is None else statistic(a, a2, b)
-        c = cu.analyze(a, a2, b, ratios=ratios)
+        c = cu.measure.analysis.analyze(a, a2, b, ratios=ratios)
         out[c.verdict] = out.get(c.verdict, 0) + 1
         out["covered"] += c.ci[0] <= effect <= c.ci[1]
     return Rates(out["faster"] / runs, out["slower"] / runs, out["control failed"] / runs, out["covered"] / runs)
@@ -124,7 +127,7 @@ def sweep_wrong_rate(*, arms: int = 4, rounds: int = 30, noise: float = 0.10, ca
     for _ in range(runs):
         pair = {(p, q): rng.uniform(0, carry) for p in keys for q in keys if p != q}
         t = _simulate_rounds(true_s, pair, rounds, noise, rng, order_rng, sweep=True)
-        verdicts = [cu.analyze(t["A"], t["A2"], t[k]).verdict for k in keys[2:]]
+        verdicts = [cu.measure.analysis.analyze(t["A"], t["A2"], t[k]).verdict for k in keys[2:]]
         wrong += any(v in ("faster", "slower") for v in verdicts)
     return wrong / runs
 
@@ -161,7 +164,7 @@ def target_false_rate(*, seeds: int, step_ratio: float = 1.0, steps_noise: float
         if interleaved:
             times = _simulate_rounds({"A": 1e-3, "A2": 1e-3, "B": 1e-3 * step_ratio}, {}, 12, time_noise,
                                      rng, order_rng, sweep=False)
-            comparison = cu.analyze(times["A"], times["A2"], times["B"])
+            comparison = cu.measure.analysis.analyze(times["A"], times["A2"], times["B"])
         v = cu.compare_targets(base, trick, step_comparison=comparison).verdict
         faster += v == "faster"
         slower += v == "slower"

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from course_utils import ablation, speedrun
-from course_utils.ablation import FULL, FULL_COPY, NAIVE, NAIVE_COPY, Ablation, compare_times
-from course_utils.fixes import Stack
+from course_utils.capstone import ablation, speedrun
+from course_utils.capstone.ablation import FULL, FULL_COPY, NAIVE, NAIVE_COPY, Ablation, compare_times
+from course_utils.capstone.fixes import Stack
 
 
 def _verdicts(n_sims: int, seeds: int, effect: float, noise: float, rng: np.random.Generator) -> list[str]:
@@ -71,7 +71,7 @@ def test_removed_rows_read_as_the_speed_up_of_having_the_fix() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    from course_utils.plots import plot_waterfall
+    from course_utils.results.plots import plot_waterfall
 
     ax = plot_waterfall(a)
     assert len(ax.patches) == 2  # one fix, then the interactions bar

@@ -1,4 +1,4 @@
-"""cu.calibrate: real A/A comparisons counted; the summary statistics checked on injected verdicts.
+"""cu.calibration.calibrate: real A/A comparisons counted; the summary statistics checked on injected verdicts.
 
 The statistics of a calibration (counts, exact intervals, flags, skewness, the table, saving and
 loading) are pure functions of the trials, tested here without a clock. One small real calibration
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils.calibration import Calibration, _split
-from course_utils.calibration_records import Trial, WorkloadResult, _skew
-from course_utils.calibration_workloads import WORKLOADS
+from course_utils.calibration.records import Trial, WorkloadResult, _skew
+from course_utils.calibration.runner import Calibration, _split
+from course_utils.calibration.workloads import WORKLOADS
 
 NAN = float("nan")
 
@@ -42,7 +42,7 @@ def test_counts_false_verdicts_and_their_exact_interval():
     assert (w.n, counts) == (50, [2, 1, 3, 44])
     assert w.false == 3
     assert "3/50 = 6.0% [" in str(Calibration("m", "cpu", "cpu", 1, 60.0, [w]))
-    lo, hi = cu.binomial_ci(3, 50)
+    lo, hi = cu.measure.rates.binomial_ci(3, 50)
     assert f"[{lo:.1%}, {hi:.1%}]" in str(Calibration("m", "cpu", "cpu", 1, 60.0, [w]))
     assert w.flags == [], "3 of 50: the interval's lower end (1.3 %) is under the label"
 
@@ -54,7 +54,7 @@ def test_seed_level_not_resolvable_counts_as_not_resolvable():
 
 def test_a_workload_is_flagged_when_its_interval_lies_above_the_label():
     w = workload(verdicts=["faster"] * 10 + [UNRESOLVED] * 40)
-    assert cu.binomial_ci(10, 50)[0] > 0.05
+    assert cu.measure.rates.binomial_ci(10, 50)[0] > 0.05
     assert any(f.startswith("false verdicts at least") for f in w.flags)
     assert any(f.startswith("faster at least") for f in w.flags), "and on its side (label 2.5 %)"
     assert not any(f.startswith("slower") for f in w.flags)
@@ -64,10 +64,10 @@ def test_a_workload_is_flagged_when_its_interval_lies_above_the_label():
 
 def test_the_label_is_one_sided_too():
     w = workload(verdicts=["slower"] * 5 + [UNRESOLVED] * 95)  # 5 %: not above 5 % in all, but 2.5 % a side
-    assert cu.binomial_ci(5, 100)[0] < 0.05 < cu.binomial_ci(5, 100)[1]
-    assert cu.binomial_ci(5, 100)[0] <= 0.025 and w.flags == []
+    assert cu.measure.rates.binomial_ci(5, 100)[0] < 0.05 < cu.measure.rates.binomial_ci(5, 100)[1]
+    assert cu.measure.rates.binomial_ci(5, 100)[0] <= 0.025 and w.flags == []
     w = workload(verdicts=["slower"] * 8 + [UNRESOLVED] * 92)
-    assert cu.binomial_ci(8, 100)[0] > 0.025 and w.flags and w.flags[-1].startswith("slower")
+    assert cu.measure.rates.binomial_ci(8, 100)[0] > 0.025 and w.flags and w.flags[-1].startswith("slower")
 
 
 def test_totals_cover_only_the_aa_workloads():
@@ -95,13 +95,13 @@ def test_carry_over_line_reads_the_diagnostic():
 
 
 def test_trial_reads_a_comparison_with_or_without_carry_over():
-    c = cu.analyze([1.0, 1.1, 0.9, 1.0, 1.05, 0.95], [1.0] * 6, [1.0, 1.02, 0.98, 1.0, 1.01, 0.99])
+    c = cu.measure.analysis.analyze([1.0, 1.1, 0.9, 1.0, 1.05, 0.95], [1.0] * 6, [1.0, 1.02, 0.98, 1.0, 1.01, 0.99])
     t = Trial.of(c)
     assert t.verdict == c.verdict and t.rounds == 6 and t.ratios == pytest.approx(c.ratios)
     assert t.rerun is False and t.carry_warning is False
     old = dataclasses.replace(c, carry_over=None, carry_over_ci=None) if hasattr(c, "carry_over") else c
     assert math.isnan(Trial.of(old).carry_over) and all(math.isnan(x) for x in Trial.of(old).carry_over_ci)
-    from course_utils.engine import _carry_warning
+    from course_utils.measure.engine import _carry_warning
 
     new = dataclasses.replace(c, carry_over=1.3, carry_over_ci=(1.1, 1.5))
     new = dataclasses.replace(new, warnings=_carry_warning(new))  # the engine's own words
@@ -150,22 +150,22 @@ def test_round_trip_through_json_keeps_the_table():
 
 def test_bad_arguments_are_refused_before_anything_runs():
     with pytest.raises(ValueError, match="at least 1"):
-        cu.calibrate(comparisons=0, save=False)
+        cu.calibration.calibrate(comparisons=0, save=False)
     with pytest.raises(ValueError, match="unknown workloads"):
-        cu.calibrate(workloads=["no such"], save=False)
+        cu.calibration.calibrate(workloads=["no such"], save=False)
     with pytest.raises(ValueError, match="profile"):
-        cu.calibrate(profile="huge", workloads=["add"], comparisons=1, save=False)
+        cu.calibration.calibrate(profile="huge", workloads=["add"], comparisons=1, save=False)
 
 
 def test_no_calibration_yet_is_none(tmp_path):
-    assert cu.load_calibration(tmp_path) is None
+    assert cu.calibration.load_calibration(tmp_path) is None
 
 
 @pytest.mark.clock
 def test_a_small_real_calibration_counts_saves_and_loads_back():
     add = dataclasses.replace(WORKLOADS["add"], budget=0.3, sweep_rounds=8, weight=3.0)
     processes = dataclasses.replace(WORKLOADS["processes"], weight=1.0)
-    cal = cu.calibrate(comparisons=8, progress=False, workloads=[add, processes])
+    cal = cu.calibration.calibrate(comparisons=8, progress=False, workloads=[add, processes])
     assert [w.name for w in cal.workloads] == ["add", "processes"] and [w.n for w in cal.workloads] == [6, 2]
     for w in cal.workloads:
         kinds = [w.count(v) for v in ("faster", "slower", UNRESOLVED, "control failed")]
@@ -179,6 +179,6 @@ def test_a_small_real_calibration_counts_saves_and_loads_back():
     saved = json.loads(path.read_text())
     assert saved["notebook"] == "calibration" and saved["env"]["torch_threads"] == 1
     assert saved["measurements"]["false_verdicts"]["kind"] == "effect"
-    back = cu.load_calibration()
+    back = cu.calibration.load_calibration()
     assert back is not None and str(back) == str(cal) and back.saved_at == saved["saved_at"]
-    assert any(r["notebook"] == "calibration" for r in cu.scoreboard().rows)
+    assert any(r["notebook"] == "calibration" for r in cu.results.report.scoreboard().rows)

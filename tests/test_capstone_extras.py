@@ -22,8 +22,9 @@ import pytest
 import torch
 
 import course_utils as cu
-from course_utils import capstone_extras, speedrun
-from course_utils.fixes import Stack
+from course_utils.capstone import extras as capstone_extras
+from course_utils.capstone import speedrun
+from course_utils.capstone.fixes import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ (make_reference's fallback check)
 from tools.make_reference import FALLBACK_MARK, fell_back  # noqa: E402
@@ -41,7 +42,7 @@ def _write_cifar10(root, n=300):
             pickle.dump({"batch_label": name, "labels": labels.tolist(), "data": data,
                          "filenames": [f"{name}_{i}.png" for i in range(n)]}, f)
     with open(folder / "batches.meta", "wb") as f:
-        pickle.dump({"label_names": list(cu.data.CIFAR10_CLASSES), "num_cases_per_batch": n}, f)
+        pickle.dump({"label_names": list(cu.data.datasets.CIFAR10_CLASSES), "num_cases_per_batch": n}, f)
 
 
 @pytest.fixture()
@@ -115,7 +116,7 @@ def test_cifar10_unreachable_on_a_gpu_gives_up_within_the_timeout(data_dir, monk
         raise AssertionError("no download may start when the host did not answer")
 
     monkeypatch.delenv("COURSE_OFFLINE", raising=False)
-    monkeypatch.setattr(cu.data, "MIRROR_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(cu.data.datasets, "MIRROR_TIMEOUT_S", 0.3)
     monkeypatch.setattr(socket, "create_connection", hangs)
     monkeypatch.setattr(urllib.request, "urlopen", no_download)
     import torchvision.datasets  # noqa: F401  (imported before the clock starts: it takes seconds the first time)
@@ -164,7 +165,7 @@ def test_cifar10_colour_images_go_through_both_scripts(data_dir) -> None:
 
 def test_a_fallback_smaller_than_the_profile_still_trains(data_dir, monkeypatch) -> None:
     monkeypatch.setenv("COURSE_DATASET", "digits")  # CIFAR-10's sizes, but only 1,797 digits
-    with pytest.warns(cu.data.DatasetFallbackWarning):
+    with pytest.warns(cu.data.datasets.DatasetFallbackWarning):
         prepared = speedrun.prepare("cifar10", "cifar10", verbose=False)
     assert prepared.data.name == "digits" and len(prepared.data.X_train) >= 4 * len(prepared.X_val) > 0
 

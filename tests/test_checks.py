@@ -24,12 +24,12 @@ def test_assert_grads_close_names_the_parameter():
     b.bias.grad += 1
     with pytest.raises(AssertionError, match="gradient of bias"):
         cu.assert_grads_close(a, b)
-    assert cu.rel_error(torch.tensor([1.0]), torch.tensor([1.1])) == pytest.approx(0.1 / 1.1)
+    assert cu.lesson.checks.rel_error(torch.tensor([1.0]), torch.tensor([1.1])) == pytest.approx(0.1 / 1.1)
 
 
-# --- cu.checks.spy: which functions ran, by their code, whatever name they were called by ---
+# --- cu.lesson.checks.spy: which functions ran, by their code, whatever name they were called by ---
 
-from course_utils.checks import spy  # noqa: E402
+from course_utils.lesson.checks import spy  # noqa: E402
 
 
 def _checkpointed(x, layer):
@@ -58,7 +58,7 @@ def test_spy_sees_a_function_called_through_an_alias():
 
 
 def test_spy_catches_a_reimplementation_that_calls_what_it_reimplements():
-    from course_utils.stats import median_ci as hidden  # aliased, and reached through another module
+    from course_utils.measure.stats import median_ci as hidden  # aliased, and reached through another module
 
     def median_interval(values, level=0.95):
         return hidden(values, level)
@@ -68,20 +68,21 @@ def test_spy_catches_a_reimplementation_that_calls_what_it_reimplements():
         return v[0], v[-1]
 
     values = [3.0, 1.0, 2.0, 5.0, 4.0, 7.0, 6.0]
-    with spy({"cu.median_ci": cu.stats.median_ci}, yours=median_interval) as seen:
+    with spy({"cu.measure.stats.median_ci": cu.measure.stats.median_ci}, yours=median_interval) as seen:
         median_interval(values)
     seen.assert_called("yours")
-    with pytest.raises(AssertionError, match=r"your code calls cu\.median_ci, which this exercise asks you to write"):
-        seen.assert_not_called("cu.median_ci")
+    with pytest.raises(AssertionError,
+                       match=r"your code calls cu\.measure\.stats\.median_ci, which this exercise asks you to write"):
+        seen.assert_not_called("cu.measure.stats.median_ci")
     with pytest.raises(AssertionError, match="write the rule yourself"):
-        seen.assert_not_called("cu.median_ci", message="write the rule yourself")
-    with spy(cu.stats) as module:  # a module: every function defined in it
+        seen.assert_not_called("cu.measure.stats.median_ci", message="write the rule yourself")
+    with spy(cu.measure.stats) as module:  # a module: every function defined in it
         written_out(values)
     module.assert_not_called()
-    with spy(cu.stats) as module:
+    with spy(cu.measure.stats) as module:
         median_interval(values)
-    assert "course_utils.stats.median_ci" in module.calls
-    with pytest.raises(AssertionError, match="course_utils.stats.median_ci"):
+    assert "course_utils.measure.stats.median_ci" in module.calls
+    with pytest.raises(AssertionError, match="course_utils.measure.stats.median_ci"):
         module.assert_not_called()
 
 
@@ -118,9 +119,9 @@ def test_spy_watches_builtins_partials_and_methods():
             return k + 1
 
     model = Model()
-    with spy(step=model.step, partial=functools.partial(cu.stats.median_ci, level=0.9)) as seen:
+    with spy(step=model.step, partial=functools.partial(cu.measure.stats.median_ci, level=0.9)) as seen:
         Model().step(1)
-        cu.stats.median_ci([1.0] * 20, 0.9)
+        cu.measure.stats.median_ci([1.0] * 20, 0.9)
     assert seen.calls == ["step", "partial"]
 
 
@@ -145,17 +146,17 @@ def test_spy_restores_the_previous_profiler_and_feeds_an_enclosing_spy():
     before = sys.getprofile()
     sys.setprofile(previous)
     try:
-        with spy(cu.stats.median_ci):
-            cu.stats.median_ci([1.0] * 10)
+        with spy(cu.measure.stats.median_ci):
+            cu.measure.stats.median_ci([1.0] * 10)
         assert sys.getprofile() is previous
-        with pytest.raises(RuntimeError, match="boom"), spy(cu.stats.median_ci):
+        with pytest.raises(RuntimeError, match="boom"), spy(cu.measure.stats.median_ci):
             raise RuntimeError("boom")
         assert sys.getprofile() is previous
     finally:
         sys.setprofile(before)
     assert sys.getprofile() is before
-    with spy(outer=cu.stats.median_ci) as outer:
-        with spy(inner=cu.stats.order_statistic_ranks) as inner:
-            cu.stats.median_ci([1.0] * 10)
+    with spy(outer=cu.measure.stats.median_ci) as outer:
+        with spy(inner=cu.measure.stats.order_statistic_ranks) as inner:
+            cu.measure.stats.median_ci([1.0] * 10)
         assert outer.calls == ["outer"] and "inner" in inner.calls  # both saw what ran inside the inner block
     assert sys.getprofile() is before

@@ -5,8 +5,8 @@ import math
 import pytest
 
 import course_utils as cu
-from course_utils import labels
-from course_utils.convergence import crossing_step
+from course_utils.measure.convergence import crossing_step
+from course_utils.results import labels
 
 SEEDS = list(range(6))
 
@@ -20,7 +20,7 @@ def steps_cmp(speedup, lo, hi, verdict="faster"):
     import numpy as np
 
     a = np.full(12, 1e-3)
-    c = cu.analyze(a, a, a / speedup)
+    c = cu.measure.analysis.analyze(a, a, a / speedup)
     c.ci, c.verdict = (lo, hi), verdict
     return c
 
@@ -100,7 +100,7 @@ def test_unreached_seeds_and_serialisation():
 
 def test_a_given_step_time_says_where_it_came_from():
     """Separate runs' step times are labelled as such; an interleaved one replaces them in the printout."""
-    import course_utils.training  # noqa: F401 - History
+    import course_utils.training.loop  # noqa: F401 - History
 
     def run(seed):
         return cu.History(loss=[1.0] * 4, step_time=[0.5, 0.5, 0.5, 0.5], eval_step=[2, 4],
@@ -137,7 +137,8 @@ def test_an_arm_that_never_got_there_is_said_once_not_as_a_zero_interval():
     assert str(never).startswith("batch 512, LR linear: 6 of 6 seeds never")
     said = cu.check_prediction(1.2, slower)
     assert "0×" not in said and "batch 512, LR linear never reached 80% on any of 6 seeds" in said, said
-    assert cu.labels.describe(slower.to_dict()) == "batch 512, LR linear never reached 80% on any of 6 seeds: slower"
+    assert cu.results.labels.describe(slower.to_dict()) == \
+        "batch 512, LR linear never reached 80% on any of 6 seeds: slower"
     faster = cu.compare_targets(never, base)
     assert faster.verdict == "faster" and "batch 512, LR linear never reached" in faster.summary()
     partly = cu.compare_targets(base, result("t", [None, 400, 400, 400, 400, 400]))
@@ -209,7 +210,7 @@ def _simulated_verdicts(seeds, steps_effect, runs, rng, *, ratio_noise=0.05, tim
         t = shared / steps_effect * np.exp(rng.normal(0, ratio_noise / math.sqrt(2), seeds))
         a, a2, bb = (1e-3 * np.exp(rng.normal(0, time_noise, 12)) for _ in range(3))
         c = cu.compare_targets(result("b", list(b), seeds=range(seeds)), result("t", list(t), seeds=range(seeds)),
-                               step_comparison=cu.analyze(a, a2, bb))
+                               step_comparison=cu.measure.analysis.analyze(a, a2, bb))
         verdicts.append(c.verdict)
     return verdicts
 
@@ -256,7 +257,7 @@ def test_a_step_time_carry_over_widens_the_time_to_target_interval():
     import numpy as np
 
     a = np.ones(30)
-    step = cu.analyze(a, a, a / np.linspace(1.1, 1.2, 30))
+    step = cu.measure.analysis.analyze(a, a, a / np.linspace(1.1, 1.2, 30))
     base = cu.TargetResult("b", 0.8, list(range(6)), [100.0] * 6, 1e-3)
     trick = cu.TargetResult("t", 0.8, list(range(6)), [99.0] * 6, 1e-3)
     assert cu.compare_targets(base, trick, step_comparison=step).verdict == "faster"

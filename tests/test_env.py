@@ -17,7 +17,7 @@ from course_utils import hardware
 def test_invalid_profile_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("COURSE_PROFILE", "turbo")
     with pytest.raises(ValueError, match="turbo.*smoke, cpu, gpu"):
-        cu.get_profile()
+        cu.env.get_profile()
     with pytest.raises(ValueError, match="smoke, cpu, gpu"):
         cu.setup(verbose=False)
 
@@ -25,11 +25,11 @@ def test_invalid_profile_is_a_clear_error(monkeypatch):
 def test_profile_rules(monkeypatch):
     monkeypatch.delenv("COURSE_PROFILE", raising=False)
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    assert cu.get_profile() == "smoke"
+    assert cu.env.get_profile() == "smoke"
     monkeypatch.delenv("NBGRADER_EXECUTION")
-    assert cu.get_profile(torch.device("cpu")) == "cpu"
+    assert cu.env.get_profile(torch.device("cpu")) == "cpu"
     monkeypatch.setenv("COURSE_PROFILE", "gpu")
-    assert cu.get_profile(torch.device("cpu")) == "gpu"
+    assert cu.env.get_profile(torch.device("cpu")) == "gpu"
 
 
 def test_setup_seeds_and_prints_the_record(capsys):
@@ -171,7 +171,7 @@ def test_cpu_bf16_support(cpuinfo, machine, apple, expected):
 # --- the environment record, its rendering, and the machine id ---
 
 def test_record_has_the_new_fields_on_cpu():
-    rec = cu.environment_record("cpu")
+    rec = cu.env.environment_record("cpu")
     assert rec["float32_matmul_precision"] == torch.get_float32_matmul_precision()
     assert rec["cudnn_benchmark"] is torch.backends.cudnn.benchmark
     assert rec["cudnn_deterministic"] is torch.backends.cudnn.deterministic
@@ -191,7 +191,7 @@ def test_record_has_the_new_fields_on_cpu():
 @pytest.mark.parametrize(("capability", "bf16"), [((7, 5), False), ((8, 0), True), ((9, 0), True)])
 def test_record_on_a_faked_gpu(monkeypatch, capability, bf16):
     fake_cuda(monkeypatch, count=1, capability=capability, name="Tesla T4", memory=15 * 2**30)
-    rec = cu.environment_record("cuda")
+    rec = cu.env.environment_record("cuda")
     assert rec["gpu_capability"] == f"{capability[0]}.{capability[1]}" and rec["gpu_memory"] == 15 * 2**30
     assert rec["driver"] == "550.54.15" and rec["gpu_count"] == 1
     assert rec["bf16_real"] is bf16 and (cu.pick_amp_dtype("cuda") == torch.bfloat16) is bf16
@@ -215,7 +215,7 @@ def test_machine_id_tells_machines_apart():
     cpu = {"device": "cpu", "cpu": "AMD EPYC 7B13", "cpu_count": 64, "cpus_usable": 2, "ram": 24 * 2**30}
     assert mid(cpu) == "cpu-amd-epyc-7b13-2c-24gb"
     assert mid({"device": "cpu", "cpu": "AMD EPYC 7B13", "cpu_count": 2}) == "cpu-amd-epyc-7b13-2c"  # old record
-    assert re.fullmatch(r"[a-z0-9-]+", mid(cu.environment_record("cpu")))
+    assert re.fullmatch(r"[a-z0-9-]+", mid(cu.env.environment_record("cpu")))
 
 
 def test_driver_version_from_nvidia_smi_or_none(monkeypatch):
@@ -230,8 +230,8 @@ def test_driver_version_from_nvidia_smi_or_none(monkeypatch):
 def test_gpu_profile_from_a_cuda_device_string(monkeypatch):
     monkeypatch.delenv("COURSE_PROFILE", raising=False)
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    assert cu.get_profile(torch.device("cuda", 1)) == "gpu"
-    assert cu.get_profile(torch.device("mps")) == "cpu"
+    assert cu.env.get_profile(torch.device("cuda", 1)) == "gpu"
+    assert cu.env.get_profile(torch.device("mps")) == "cpu"
 
 
 @pytest.mark.parametrize("quiet", [False, True])
@@ -325,7 +325,7 @@ def test_setup_reads_tf32_whichever_api_set_it(how):
     setting = (f"{b}.cuda.matmul.allow_tf32 = True; {b}.cudnn.allow_tf32 = False" if how == "legacy"
                else f"{b}.cuda.matmul.fp32_precision = 'tf32'; {b}.cudnn.conv.fp32_precision = 'ieee'")
     code = ("import json, torch, course_utils as cu\n" + setting + "\n"
-            "r = cu.environment_record(torch.device('cpu'))\n"
+            "r = cu.env.environment_record(torch.device('cpu'))\n"
             "print(json.dumps([r['tf32_matmul'], r['tf32_cudnn'], r['float32_matmul_precision']]))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -17,7 +17,7 @@ def test_a_missing_name_names_the_exercise(capsys):
         MEAN_NOT_DEFINED  # noqa: B018, F821
         raise AssertionError("not reached")
     out = capsys.readouterr().out
-    assert block.skipped and out.startswith(f"{cu.exercises.MESSAGE} Exercise 2") and "MEAN_NOT_DEFINED" in out
+    assert block.skipped and out.startswith(f"{cu.lesson.exercises.MESSAGE} Exercise 2") and "MEAN_NOT_DEFINED" in out
 
 
 def test_a_stub_typed_in_the_notebook_is_skipped(capsys):
@@ -44,7 +44,7 @@ def test_a_stub_wrapped_by_a_timing_arm_is_skipped(capsys):
     scope: dict = {}
     exec(STUB, scope)
     with cu.needs("Exercise 1") as block:
-        cu.clock.call(lambda: scope["stub_in_notebook"](1), "your version")
+        cu.measure.clock.call(lambda: scope["stub_in_notebook"](1), "your version")
     assert block.skipped and "Exercise 1" in capsys.readouterr().out
 
 
@@ -54,7 +54,7 @@ def test_a_real_error_wrapped_by_a_timing_arm_propagates():
 
     with pytest.raises(RuntimeError, match="your version"):
         with cu.needs("Exercise 1"):
-            cu.clock.call(broken, "your version")
+            cu.measure.clock.call(broken, "your version")
 
 
 def test_a_not_implemented_error_with_a_message_propagates():

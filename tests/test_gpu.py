@@ -205,7 +205,7 @@ def test_fp16_step_with_grad_scaler_unscales_before_clipping(dev):
 
 def test_bf16_detection_agrees_with_the_capability(dev):
     capability = torch.cuda.get_device_capability(dev)
-    record = cu.environment_record(dev)
+    record = cu.env.environment_record(dev)
     assert record["gpu_capability"] == f"{capability[0]}.{capability[1]}"
     assert record["bf16_real"] is (capability >= (8, 0))
     assert record["bf16_real"] is torch.cuda.is_bf16_supported(including_emulation=False)
@@ -297,7 +297,7 @@ def test_dataloader_workers_with_pinned_memory_through_train(dev):
 
 
 def test_batches_make_no_host_sync_across_epochs(dev):
-    # A Dataset on the GPU: cu.train samples its batches with cu.data.batches, three epochs here;
+    # A Dataset on the GPU: cu.train samples its batches with cu.data.datasets.batches, three epochs here;
     # a permutation copied from pageable CPU memory per epoch would be a sync (an error in this mode).
     g = torch.Generator().manual_seed(0)
     data = cu.Dataset("synthetic", torch.randn(512, 1, 8, 8, generator=g), torch.randint(0, 10, (512,), generator=g),
@@ -323,7 +323,7 @@ def test_out_of_memory_is_recovered_and_the_memory_returned(dev):
     # The step holds 256 MiB, then asks for more than the GPU has: fits() must say "does not fit" and
     # return the 256 MiB to the driver (the exception, which references the step's frame, is dropped
     # before the cache is emptied). Afterwards a step that fits runs.
-    from course_utils.memory import fits
+    from course_utils.counters.memory import fits
 
     torch.cuda.synchronize(dev)
     torch.cuda.empty_cache()
@@ -349,7 +349,7 @@ def test_cudnn_out_of_memory_is_recovered_too(dev, message):
     # Near a memory cap cuDNN reports an out-of-memory as a plain RuntimeError: simulated here by a
     # step that holds 256 MiB on the GPU and then raises what cuDNN raises. It counts as "does not
     # fit", and the memory comes back. A RuntimeError that only mentions memory must propagate.
-    from course_utils.memory import fits, is_out_of_memory
+    from course_utils.counters.memory import fits, is_out_of_memory
 
     torch.cuda.synchronize(dev)
     torch.cuda.empty_cache()
@@ -373,7 +373,7 @@ def test_cudnn_out_of_memory_is_recovered_too(dev, message):
 def test_a_real_cudnn_convolution_fits_under_a_cap_or_reports_out_of_memory(dev):
     # The real thing, under a memory cap: a conv step either fits or fails with one of the two kinds
     # (never another error), and after the cap is lifted the same step runs.
-    from course_utils.memory import fits, memory_cap
+    from course_utils.counters.memory import fits, memory_cap
 
     conv = nn.Conv2d(64, 64, 3, padding=1).to(dev)
     x = torch.randn(512, 64, 56, 56, device=dev)  # 392 MiB of input: more than the cap allows
@@ -390,7 +390,7 @@ def test_a_capped_search_with_cudnn_benchmark_on_says_does_not_fit(dev):
     # With cudnn.benchmark = True, cuDNN tries every algorithm (FIND) and, near a cap, reports "FIND was unable to
     # find an engine": a capped search must read that as "does not fit", not crash. The input is sized so that it
     # fits the cap while the algorithms' workspaces mostly do not; either kind of out-of-memory is accepted.
-    from course_utils.memory import fits, memory_cap
+    from course_utils.counters.memory import fits, memory_cap
 
     conv = nn.Conv2d(64, 64, 3, padding=1).to(dev)
     x = torch.randn(64, 64, 56, 56, device=dev)  # 49 MiB
@@ -436,13 +436,13 @@ def test_the_capstone_scripts_run_on_cuda(dev, tmp_path, monkeypatch):
     # bf16 or fp16 with a GradScaler by capability, workers and pinned memory) reach a low target; a stacked
     # step runs on the GPU; the test set is evaluated once, after the validation stop
     monkeypatch.setenv("COURSE_DATA", str(tmp_path))
-    prepared = cu.prepare("digits", "smoke", verbose=False)
-    config = cu.fast_config(cu.DeviceInfo.here(dev))
+    prepared = cu.capstone.prepare("digits", "smoke", verbose=False)
+    config = cu.capstone.fast_config(cu.capstone.DeviceInfo.here(dev))
     assert config.amp_dtype in (torch.float16, torch.bfloat16) and config.pin_memory
-    for stack in (cu.Stack.naive(), cu.Stack.full()):
-        r = cu.run_once(stack, prepared, seed=0, config=config, device=dev, target=0.3)
+    for stack in (cu.capstone.Stack.naive(), cu.capstone.Stack.full()):
+        r = cu.capstone.run_once(stack, prepared, seed=0, config=config, device=dev, target=0.3)
         assert r.time_to_target is not None and r.step_s is not None, r.summary()
         assert [e["event"] for e in r.log][-3:] == ["stop", "eval", "end"], r.log
-    step = cu.stepper(cu.Stack.full(), prepared, config=config, device=dev)
+    step = cu.capstone.stepper(cu.capstone.Stack.full(), prepared, config=config, device=dev)
     loss = step()
     assert loss.device.type == "cuda" and torch.isfinite(loss)

@@ -392,7 +392,7 @@ def output_text(c) -> str:
 def test_a_solution_never_needs_an_unfinished_exercise(graded):
     """cu.needs hides a NameError or a stub only in a release: in the solution it must never fire."""
     fired = [i for i, c in enumerate(autograded(graded, "good").cells)
-             if c.cell_type == "code" and cu.exercises.MESSAGE in output_text(c)]
+             if c.cell_type == "code" and cu.lesson.exercises.MESSAGE in output_text(c)]
     assert not fired, f"{graded.assignment}: cells {fired} of the solution printed cu.needs' message"
 
 

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import course_utils as cu
-from course_utils import image_files
+from course_utils.data import image_files
 
 
 def _images(n=12, seed=0, channels=1, size=6):

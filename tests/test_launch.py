@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import course_utils as cu
-from course_utils.launch import slurm_locally, torchrun_command
+from course_utils.procs.launch import slurm_locally, torchrun_command
 
 from clock import retried
 
@@ -34,7 +34,7 @@ if len(sys.argv) > 1 and sys.argv[1] == "hang":
 t = torch.tensor([float(rank + 1)])
 dist.all_reduce(t)
 print(f"rank {rank} of {dist.get_world_size()}: sum {t.item():g}", flush=True)
-cu.launch.report({"sum": t.item(), "local_rank": int(os.environ["LOCAL_RANK"])})
+cu.procs.launch.report({"sum": t.item(), "local_rank": int(os.environ["LOCAL_RANK"])})
 dist.destroy_process_group()
 '''
 
@@ -145,7 +145,7 @@ def test_commands_and_bad_input():
         cu.torchrun("/nonexistent/train.py")
     with pytest.raises(FileNotFoundError):
         slurm_locally("/nonexistent/train.slurm")
-    assert cu.launch.report({"x": 1}) is None  # outside a launch: nothing written
+    assert cu.procs.launch.report({"x": 1}) is None  # outside a launch: nothing written
 
 
 SLURM_JOB = """#!/bin/bash
@@ -166,7 +166,8 @@ import course_utils as cu
 dist.init_process_group("gloo")
 t = torch.tensor([float(dist.get_rank() + 1)])
 dist.all_reduce(t)
-cu.launch.report({"sum": t.item(), "node": int(os.environ["GROUP_RANK"]), "run_id": os.environ["TORCHELASTIC_RUN_ID"],
+cu.procs.launch.report({"sum": t.item(), "node": int(os.environ["GROUP_RANK"]),
+                        "run_id": os.environ["TORCHELASTIC_RUN_ID"],
                   "threads": torch.get_num_threads()})
 dist.destroy_process_group()
 '''

@@ -1,6 +1,6 @@
 """Lesson 10's SLURM recipe, ``train.slurm``, submitted with a real ``sbatch`` to a real 2-node SLURM.
 
-The lesson checks the script with stand-ins for ``srun`` and ``scontrol`` (course_utils.launch.slurm_locally).
+The lesson checks the script with stand-ins for ``srun`` and ``scontrol`` (course_utils.procs.launch.slurm_locally).
 Here the solution notebook's own cell writes the recipe, unchanged, and it runs on tests/slurm_local.py's
 cluster of two slurmd on this machine (nodes ``127.0.0.1`` and ``127.0.0.2``): the real sbatch reads the
 ``#SBATCH`` lines, the real ``scontrol show hostnames`` gives ``$HEAD``, the real ``srun`` starts one torchrun
@@ -31,7 +31,7 @@ import pytest
 from slurm_local import NO_MULTIPLE_SLURMD, local_slurm, node_names, slurm_available
 
 import course_utils as cu
-from course_utils.launch import RESULTS_ENV
+from course_utils.procs.launch import RESULTS_ENV
 
 NOTEBOOK = (Path(__file__).resolve().parents[1] / "solutions" / "10_distributed_data_parallel"
             / "10_distributed_data_parallel.ipynb")
@@ -74,7 +74,7 @@ for _ in range(cfg["steps"]):
     reference = flat.clone()
     dist.broadcast(reference, 0)  # rank 0's weights
     spreads.append(float((flat - reference).abs().max()))
-cu.launch.report({"node": int(os.environ["GROUP_RANK"]), "run_id": os.environ.get("TORCHELASTIC_RUN_ID"),
+cu.procs.launch.report({"node": int(os.environ["GROUP_RANK"]), "run_id": os.environ.get("TORCHELASTIC_RUN_ID"),
                   "threads": torch.get_num_threads(), "slurm_node": os.environ.get("SLURMD_NODENAME"),
                   "cpus_per_task": os.environ.get("SLURM_CPUS_PER_TASK"), "spreads": spreads,
                   "moved": float((flat - start).abs().max())})

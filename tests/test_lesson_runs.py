@@ -8,7 +8,7 @@ Two checks share one execution of each solution notebook, so that they cost one 
   ``load_dataset`` / ``image_folder``, so new lessons are picked up) must run clean on it and
   name digits.
 - **Every reading branch** (issue: readings true to their numbers): one run shows only the
-  verdicts this machine's noise picked. ``COURSE_FORCE_VERDICT`` (:mod:`course_utils.forcing`,
+  verdicts this machine's noise picked. ``COURSE_FORCE_VERDICT`` (:mod:`course_utils.measure.forcing`,
   smoke profile only) makes every comparison earn the verdict forced, with consistent numbers;
   :func:`course_utils.reading` then also builds every other verdict's text, and logs the one it
   printed. The run must have no cell error, print at least one reading, and every reading it
@@ -34,10 +34,10 @@ import nbformat
 import pytest
 
 import course_utils as cu
-from course_utils.data import DatasetFallbackWarning
-from course_utils.forcing import FORCE_ENV, FORCE_LOG_ENV, FORCEABLE
-from course_utils.rates import HIGHER, LOWER
-from course_utils.stats import UNRESOLVED
+from course_utils.data.datasets import DatasetFallbackWarning
+from course_utils.measure.forcing import FORCE_ENV, FORCE_LOG_ENV, FORCEABLE
+from course_utils.measure.rates import HIGHER, LOWER
+from course_utils.measure.stats import UNRESOLVED
 from tools.run_notebooks import Executed, execute_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,7 +146,7 @@ def test_course_dataset_forces_digits_with_a_printed_warning(tmp_path, monkeypat
     def never(*args, **kwargs):
         raise AssertionError("COURSE_DATASET=digits must not look for Fashion-MNIST")
 
-    monkeypatch.setattr(cu.data, "_fashionmnist", never)
+    monkeypatch.setattr(cu.data.datasets, "_fashionmnist", never)
     monkeypatch.setenv("COURSE_DATASET", "digits")
     with pytest.warns(DatasetFallbackWarning, match="not loading fashionmnist: COURSE_DATASET=digits"):
         d = cu.load_dataset("fashionmnist", root=tmp_path, train_size=50, test_size=20)

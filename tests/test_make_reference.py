@@ -71,7 +71,7 @@ def test_a_lesson_past_its_limit_is_killed_with_what_it_started(tmp_path):
 def test_the_profiles_are_the_course_s():
     import course_utils as cu
 
-    assert tuple(mr.PROFILES) == tuple(cu.PROFILES)
+    assert tuple(mr.PROFILES) == tuple(cu.env.PROFILES)
 
 
 def test_a_python_without_torch_is_told_so(monkeypatch, capsys):
@@ -190,7 +190,7 @@ def test_a_gpu_run_on_the_digits_fallback_is_refused(monkeypatch, capsys, tmp_pa
 def test_carried_gz_files_are_found_through_a_relative_course_data(monkeypatch, tmp_path):
     import gzip
 
-    from course_utils.fashion_mnist import FILES
+    from course_utils.data.fashion_mnist import FILES
 
     carried = tmp_path / "carried"
     carried.mkdir()
@@ -250,7 +250,7 @@ def use_fake_runner(monkeypatch, tmp_path):
     runner = tmp_path / "runner.py"
     runner.write_text(FAKE_RUNNER)
     monkeypatch.setattr(mr, "CHILD", [sys.executable, "-S", str(runner)])
-    mid = cu.results.machine_id(cu.environment_record())
+    mid = cu.results.store.machine_id(cu.env.environment_record())
     monkeypatch.setenv("PROBE_MID", mid)
     monkeypatch.delenv("COURSE_DATASET", raising=False)
     return mid

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 import course_utils as cu
-from course_utils import memory
+from course_utils.counters import memory
 
 
 def small_net():

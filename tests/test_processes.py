@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils import processes
-from course_utils.processes import CONTROL, ProcessRuns
-from course_utils.rounds import latin_orders
+from course_utils.measure import processes
+from course_utils.measure.processes import CONTROL, ProcessRuns
+from course_utils.measure.rounds import latin_orders
 
 from clock import retried
 
@@ -174,7 +174,7 @@ def test_calls_without_a_seed_get_fresh_orders_and_record_their_seed(no_processe
 def test_a_preload_that_initialises_cuda_is_refused(tmp_path):
     # A child forked after CUDA was initialised in its parent cannot use the GPU. No GPU here, so the preloaded
     # module claims an initialised CUDA the way torch.cuda.is_initialized() would report one.
-    from course_utils._forkserver import ForkServer
+    from course_utils.procs._forkserver import ForkServer
 
     (tmp_path / "touches_cuda.py").write_text("import torch\ntorch.cuda.is_initialized = lambda: True\n")
     env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}

@@ -8,7 +8,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from course_utils import profiling, stats
+from course_utils.counters import profiling
+from course_utils.measure import stats
 
 
 def _training_step(set_to_none: bool):

@@ -1,4 +1,4 @@
-"""The property checks test cells share (course_utils.properties, .restores, .opwatch): each catches what it names.
+"""The property checks test cells share (course_utils.lesson: properties, restores, opwatch): each catches its case.
 
 Every check is run on a correct function (it passes, and returns the function's result) and on
 the wrong answers it exists for (it fails, with a message that names the mistake); a check that

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils import labels
-from course_utils.rates import HIGHER, LOWER, mcnemar_p, percent
+from course_utils.measure.rates import HIGHER, LOWER, mcnemar_p, percent
+from course_utils.results import labels
 
 
 def binom_pmf(k, n, p):
@@ -16,24 +16,25 @@ def binom_pmf(k, n, p):
 
 def test_binomial_ci_known_values():
     # closed forms at the ends: 0 of n has upper end 1 - (α/2)^(1/n), n of n lower end (α/2)^(1/n)
-    assert cu.binomial_ci(0, 6) == (0.0, pytest.approx(1 - 0.025 ** (1 / 6), abs=1e-12))
-    assert cu.binomial_ci(6, 6) == (pytest.approx(0.025 ** (1 / 6), abs=1e-12), 1.0)
+    assert cu.measure.rates.binomial_ci(0, 6) == (0.0, pytest.approx(1 - 0.025 ** (1 / 6), abs=1e-12))
+    assert cu.measure.rates.binomial_ci(6, 6) == (pytest.approx(0.025 ** (1 / 6), abs=1e-12), 1.0)
     # tabulated Clopper–Pearson values
-    assert cu.binomial_ci(3, 6) == (pytest.approx(0.118117, abs=1e-6), pytest.approx(0.881883, abs=1e-6))
-    assert cu.binomial_ci(5, 20, level=0.9) == (pytest.approx(0.104081, abs=1e-6), pytest.approx(0.455582, abs=1e-6))
+    assert cu.measure.rates.binomial_ci(3, 6) == (pytest.approx(0.118117, abs=1e-6), pytest.approx(0.881883, abs=1e-6))
+    assert cu.measure.rates.binomial_ci(5, 20, level=0.9) == (pytest.approx(0.104081, abs=1e-6),
+                                                               pytest.approx(0.455582, abs=1e-6))
 
 
 def test_binomial_ci_ends_are_equal_tailed():
     for n in (6, 12, 25):
         for k in range(1, n):
-            low, high = cu.binomial_ci(k, n)
+            low, high = cu.measure.rates.binomial_ci(k, n)
             assert sum(binom_pmf(i, n, low) for i in range(k, n + 1)) == pytest.approx(0.025, abs=1e-9)
             assert sum(binom_pmf(i, n, high) for i in range(k + 1)) == pytest.approx(0.025, abs=1e-9)
 
 
 @pytest.mark.parametrize("n", [6, 12, 30])
 def test_binomial_ci_covers_at_least_its_level_for_every_rate(n):
-    intervals = [cu.binomial_ci(k, n) for k in range(n + 1)]
+    intervals = [cu.measure.rates.binomial_ci(k, n) for k in range(n + 1)]
     for p in np.linspace(0.0025, 0.9975, 400):
         coverage = sum(binom_pmf(k, n, p) for k, (lo, hi) in enumerate(intervals) if lo <= p <= hi)
         assert coverage >= 0.95 - 1e-12, f"n={n}, p={p:.4f}: coverage {coverage:.4f}"
@@ -42,9 +43,9 @@ def test_binomial_ci_covers_at_least_its_level_for_every_rate(n):
 def test_binomial_ci_refuses_bad_input():
     for args in [(7, 6), (-1, 6), (0, 0), (1.5, 6), (True, 6)]:
         with pytest.raises(ValueError):
-            cu.binomial_ci(*args)
+            cu.measure.rates.binomial_ci(*args)
     with pytest.raises(ValueError, match="level"):
-        cu.binomial_ci(1, 6, level=1.0)
+        cu.measure.rates.binomial_ci(1, 6, level=1.0)
 
 
 def test_mcnemar_false_verdicts_at_most_five_percent_whatever_the_discordant_count():
@@ -95,7 +96,8 @@ def test_compare_rates_verdicts_and_reading():
 def test_a_timing_reading_refuses_rate_texts():
     a = 1e-3 * np.ones(12)
     with pytest.raises(TypeError, match="no 'lower' verdict"):
-        cu.reading(cu.analyze(a, a, a), faster="F", slower="S", not_resolvable="N", control_failed="C", lower="L")
+        cu.reading(cu.measure.analysis.analyze(a, a, a), faster="F", slower="S", not_resolvable="N", control_failed="C",
+                   lower="L")
 
 
 def test_rate_prints_saves_and_describes_itself():
@@ -120,7 +122,7 @@ def test_rate_ends_get_the_digits_they_need():
     assert "6 of 6 seeds, 100 % [54.1 %, 100 %]" in str(cu.rate([True] * 6, what="diverged"))
     assert [percent(p) for p in (0.0004, 0.00999, 0.5, 0.9979, 0.9996, 1.0)] == [
         "0.040 %", "1.0 %", "50.0 %", "99.8 %", "99.960 %", "100 %"]  # never a false "0 %" or "100.0 %"
-    low, high = cu.binomial_ci(1, 2000)
+    low, high = cu.measure.rates.binomial_ci(1, 2000)
     assert percent(low) != "0.0 %" and float(percent(low).split()[0]) == pytest.approx(low * 100, rel=0.05)
 
 

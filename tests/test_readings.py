@@ -11,7 +11,7 @@ TEXTS = dict(faster="F", slower="S", not_resolvable="N", control_failed="C")
 def comparison(trick_factor, control_factor=1.0):
     rng = np.random.default_rng(0)
     a = 1e-3 * np.exp(rng.normal(0, 0.01, 12))
-    return cu.analyze(a, a * control_factor, a / trick_factor)
+    return cu.measure.analysis.analyze(a, a * control_factor, a / trick_factor)
 
 
 def test_each_verdict_picks_its_own_text():

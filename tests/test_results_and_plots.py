@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import course_utils as cu
-from course_utils.results import machine_id
+from course_utils.results.store import machine_id
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +28,7 @@ def fake_comparison(speedup=1.9, ci=(1.8, 2.0), verdict="faster"):
 
 def as_env(env, profile, **record):
     """The session's Env in another profile (and, with ``record``, on other hardware)."""
-    return cu.Env(device=env.device, profile=profile, seed=0, record=dict(env.record, **record))
+    return cu.env.Env(device=env.device, profile=profile, seed=0, record=dict(env.record, **record))
 
 
 def comparison(speedup=1.9, ci=(1.8, 2.0), verdict="faster", interval="95 % order-statistic CI"):
@@ -50,7 +50,7 @@ def test_save_writes_json_keyed_by_profile(tmp_path, env):
     assert d["env"]["torch"] == env.record["torch"] and d["profile"] == "smoke"
     assert d["measurements"]["step"]["kind"] == "comparison"
     assert d["measurements"]["memory"]["value"] == 0.54 and d["measurements"]["batch_size"] == 64
-    assert d["claim"] == cu.CLAIMS["04_mixed_precision"]
+    assert d["claim"] == cu.results.store.CLAIMS["04_mixed_precision"]
     with pytest.raises(ValueError, match="headline 'nope'"):
         cu.save("04_mixed_precision", env, headline="nope", root=tmp_path, step=1)
     with pytest.raises(ValueError, match="lesson slug"):
@@ -64,17 +64,17 @@ def test_a_smoke_run_never_replaces_a_cpu_or_gpu_result(tmp_path, env):
     smoke = cu.save("04_mixed_precision", as_env(env, "smoke"), headline="step", root=tmp_path,
                     step=comparison(9.0, (1.0, 20.0), "not resolvable on this hardware"))
     assert smoke != cpu and cpu.read_bytes() == before
-    board = cu.scoreboard(tmp_path)  # the largest profile per lesson and machine, the smoke run counted
+    board = cu.results.report.scoreboard(tmp_path)  # the largest profile per lesson and machine, the smoke run counted
     assert [r["profile"] for r in board.rows] == ["cpu"] and "1.50×" in str(board)
     assert len(board.hidden) == 1 and "all_profiles=True" in str(board)
-    everything = cu.scoreboard(tmp_path, all_profiles=True)
+    everything = cu.results.report.scoreboard(tmp_path, all_profiles=True)
     assert [r["profile"] for r in everything.rows] == ["cpu", "smoke"] and not everything.hidden
     cu.save("04_mixed_precision", as_env(env, "gpu"), headline="step", root=tmp_path, step=comparison(2.2))
-    assert [r["profile"] for r in cu.scoreboard(tmp_path).rows] == ["gpu"]
+    assert [r["profile"] for r in cu.results.report.scoreboard(tmp_path).rows] == ["gpu"]
 
 
 def test_scoreboard_names_each_interval_for_what_it_is(tmp_path, env):
-    assert "No results saved yet" in str(cu.scoreboard(tmp_path))
+    assert "No results saved yet" in str(cu.results.report.scoreboard(tmp_path))
     cu.save("04_mixed_precision", env, headline="step", root=tmp_path, step=comparison())
     cu.save("01_lr_schedules", env, headline="steps", root=tmp_path, steps=TARGET)
     cu.save("08_activation_checkpointing", env, headline="mem", root=tmp_path,
@@ -87,7 +87,7 @@ def test_scoreboard_names_each_interval_for_what_it_is(tmp_path, env):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "x.json").write_text("{not json")
     (tmp_path / "reference" / "nvidia-h200" / "environment.json").write_text('{"gpu": "H200"}')  # not a result
-    board = cu.scoreboard(tmp_path)
+    board = cu.results.report.scoreboard(tmp_path)
     rows = {(r["notebook"], r["reference"]): r for r in board.rows}
     assert len(board.rows) == 6
     assert rows["04_mixed_precision", False]["interval"] == "95 % order-statistic CI"
@@ -98,7 +98,7 @@ def test_scoreboard_names_each_interval_for_what_it_is(tmp_path, env):
     assert rows["00_measuring", False]["interval"] == "min-max over 5 pairs"
     assert "bootstrap" in rows["06_cudnn_benchmark", False]["interval"]
     text = str(board)
-    assert "1.90× [1.80, 2.00] faster" in text and cu.CLAIMS["04_mixed_precision"] in text
+    assert "1.90× [1.80, 2.00] faster" in text and cu.results.store.CLAIMS["04_mixed_precision"] in text
     assert "nvidia-h200 (reference)" in text and "12×" in text
     assert board.to_markdown().count("\n") == 2 + 6 and "| interval |" in board.to_markdown()
     assert "range over seeds" in board._repr_html_()
@@ -114,13 +114,13 @@ def test_scoreboard_reads_the_interval_the_engine_recorded(tmp_path, env):
     """Real engine objects (injected times, no clock): the row says what the engine says."""
     rounds = 15
     base = [0.02 * (1 + 0.01 * i) for i in range(rounds)]
-    comp = cu.analyze(base, [t * 1.001 for t in base], [t / 2 for t in base], names=("fp32", "bf16"))
+    comp = cu.measure.analysis.analyze(base, [t * 1.001 for t in base], [t / 2 for t in base], names=("fp32", "bf16"))
     steps = cu.compare_targets(
         cu.TargetResult(label="constant", target=0.9, seeds=[0, 1, 2], steps=[300, 320, 310], step_time=0.01),
         cu.TargetResult(label="1cycle", target=0.9, seeds=[0, 1, 2], steps=[100, 110, 120], step_time=0.01))
     cu.save("04_mixed_precision", env, headline="step", root=tmp_path, step=comp)
     cu.save("01_lr_schedules", env, headline="steps", root=tmp_path, steps=steps)
-    rows = {r["notebook"]: r for r in cu.scoreboard(tmp_path).rows}
+    rows = {r["notebook"]: r for r in cu.results.report.scoreboard(tmp_path).rows}
     assert rows["04_mixed_precision"]["interval"] == comp.interval and comp.interval
     assert rows["04_mixed_precision"]["measured"].startswith("2.00×")
     assert rows["01_lr_schedules"]["interval"] == steps.interval and "seeds" in steps.interval
@@ -139,7 +139,7 @@ def test_references_come_from_the_checkout_then_the_package(tmp_path, env, monke
     for gpu, speedup in (("NVIDIA H200", 9.9), ("NVIDIA A100", 2.0)):
         cu.save("04_mixed_precision", reference_env(env, gpu), headline="step", root=packaged,
                 step=comparison(speedup, (speedup - 0.1, speedup + 0.1)))
-    monkeypatch.setattr(cu.results, "packaged_references_dir", lambda: packaged)
+    monkeypatch.setattr(cu.results.store, "packaged_references_dir", lambda: packaged)
     found = {d["machine"]: d for d in cu.references("04_mixed_precision", root=checkout)}
     assert set(found) == {"nvidia-h200", "nvidia-a100"}
     assert found["nvidia-h200"]["measurements"]["step"]["speedup"] == 2.5  # the checkout's copy wins
@@ -149,12 +149,12 @@ def test_references_come_from_the_checkout_then_the_package(tmp_path, env, monke
     assert sorted(d["measurements"]["step"]["speedup"] for d in cu.references("04_mixed_precision", root=empty,
                                                                              verbose=False)) == [2.0, 9.9]
     assert cu.references("06_cudnn_benchmark", root=empty, verbose=False) == []
-    board = cu.scoreboard(empty)
+    board = cu.results.report.scoreboard(empty)
     assert [(r["machine"], r["reference"]) for r in board.rows] == [("nvidia-a100", True), ("nvidia-h200", True)]
 
 
 def test_references_say_when_there_are_none(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cu.results, "packaged_references_dir", lambda: None)
+    monkeypatch.setattr(cu.results.store, "packaged_references_dir", lambda: None)
     assert cu.references("06_cudnn_benchmark", root=tmp_path) == []
     assert "No reference result" in capsys.readouterr().out
 
@@ -189,7 +189,7 @@ def test_reference_results_ship_in_the_wheel(tmp_path, env):
 
 def test_the_test_session_writes_results_into_a_temporary_folder():
     """tests/conftest.py points COURSE_RESULTS_DIR (inherited by every kernel) away from results/."""
-    folder = cu.results.results_dir().resolve()
+    folder = cu.results.store.results_dir().resolve()
     assert folder == Path(os.environ["COURSE_RESULTS_DIR"]).resolve()
     assert not folder.is_relative_to(ROOT), folder
 
@@ -197,13 +197,13 @@ def test_the_test_session_writes_results_into_a_temporary_folder():
 def test_results_of_a_notebook_nbgrader_runs_never_go_to_the_course(monkeypatch, tmp_path):
     monkeypatch.delenv("COURSE_RESULTS_DIR")
     monkeypatch.chdir(ROOT / "notebooks")  # inside the checkout: results/ of the course ...
-    assert cu.results.results_dir() == ROOT / "results"
+    assert cu.results.store.results_dir() == ROOT / "results"
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # ... but not while nbgrader runs it
-    assert not cu.results.results_dir().resolve().is_relative_to(ROOT)
+    assert not cu.results.store.results_dir().resolve().is_relative_to(ROOT)
 
 
 def test_claims_cover_every_lesson():
-    assert len([k for k in cu.CLAIMS if k[:2].isdigit() and 1 <= int(k[:2]) <= 17]) == 17
+    assert len([k for k in cu.results.store.CLAIMS if k[:2].isdigit() and 1 <= int(k[:2]) <= 17]) == 17
 
 
 def test_plots_draw_what_they_are_given():
@@ -227,7 +227,7 @@ def test_a_target_never_reached_by_the_baseline_is_saved_listed_and_not_drawn(tm
     assert "∞" in tc.summary() or "never" in tc.summary(), tc.summary()
     assert "∞" in str(tc)
     cu.save("17_input_normalization", env, headline="time_to_target", root=tmp_path, time_to_target=tc)
-    board = cu.scoreboard(tmp_path)
+    board = cu.results.report.scoreboard(tmp_path)
     assert "raw never reached 80% on any of 3 seeds" in str(board)  # said once, not "inf× [inf, inf]"
     assert board.plot() is not None
 
@@ -239,7 +239,7 @@ def test_assert_close_keeps_python_floats_in_float64():
 
 def test_the_scoreboard_chart_names_each_metric_and_colours_memory_apart_from_speed(tmp_path, env):
     """Labels, colours and legend as the chart computes them (no pixels): a memory ratio is never 'faster'."""
-    from course_utils.report import MEMORY_COLOR, OTHER_COLOR, SPEED_COLORS
+    from course_utils.results.report import MEMORY_COLOR, OTHER_COLOR, SPEED_COLORS
 
     cu.save("04_mixed_precision", env, headline="step_time", root=tmp_path, step_time=comparison())
     cu.save("06_cudnn_benchmark", env, headline="forward", root=tmp_path,
@@ -255,7 +255,7 @@ def test_the_scoreboard_chart_names_each_metric_and_colours_memory_apart_from_sp
             params=cu.Effect("weights, with bias / without", 1.02, metric="parameter count"))
     cu.save("00_measuring", env, headline="naive", root=tmp_path,
             naive=cu.Effect("naive A/A timing (truth 1.0)", 1.3, 0.9, 1.8, interval="min-max over pairs"))
-    board = cu.scoreboard(tmp_path)
+    board = cu.results.report.scoreboard(tmp_path)
     chart = board.chart()
     drawn = {label.split(" · ")[0]: (label, color) for (label, *_), color in zip(chart.bars, chart.colors)}
     machine = machine_id(env.record)
@@ -291,19 +291,19 @@ def test_the_scoreboard_chart_names_each_metric_and_colours_memory_apart_from_sp
     never = {**TARGET, "names": ["batch 64", "batch 512"], "ratio": 0.0, "low": 0.0, "high": 0.0,
              "steps_ratios": [0.0] * 6, "seeds": list(range(6)), "verdict": "slower", "target": 0.8}
     cu.save("03_batch_size", env, headline="time_to_target", root=tmp_path, time_to_target=never)
-    board = cu.scoreboard(tmp_path)
+    board = cu.results.report.scoreboard(tmp_path)
     chart = board.chart()
     assert [r["notebook"] for r in chart.marks] == ["03_batch_size"]
     ax = board.plot(tmp_path / "chart.png")
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[-1].startswith("03_batch_size · time to target (batch 512 vs batch 64)")
     assert "batch 512 never reached 80% on any of 6 seeds" in "\n".join(t.get_text() for t in ax.texts)
-    empty = cu.scoreboard(tmp_path / "none")
+    empty = cu.results.report.scoreboard(tmp_path / "none")
     assert empty.chart().bars == [] and empty.chart().legend == [] and empty.plot() is not None
 
 
 def test_metric_names_come_from_the_measurement():
-    from course_utils import labels
+    from course_utils.results import labels
 
     assert labels.metric_name(comparison(), "step_time") == "step time"
     assert labels.metric_name(comparison(), "conversion") == "conversion time"
@@ -321,14 +321,14 @@ def test_metric_names_come_from_the_measurement():
         effect = cu.Effect(description, 2.0, unit=unit).to_dict()
         assert labels.metric_name(effect) == metric, description
         assert labels.is_memory(effect) == (metric != "time"), description
-    assert cu.results.Effect is cu.Effect is labels.Effect  # still importable from where it was
-    assert cu.report.describe is labels.describe and cu.report.interval_kind is labels.interval_kind
+    assert cu.results.store.Effect is cu.Effect is labels.Effect  # still importable from where it was
+    assert cu.results.report.describe is labels.describe and cu.results.report.interval_kind is labels.interval_kind
 
 
 def test_a_partial_speed_run_is_kept_but_not_on_the_scoreboard(tmp_path, env):
     effect = cu.Effect("median time to 62%, stack (1/1 seeds reached it)", 3.0, unit="s", metric="time to target")
     cu.save("speedrun_cli", env, headline="time_to_target", root=tmp_path, time_to_target=effect, partial=True)
-    assert cu.scoreboard(tmp_path).rows == []
+    assert cu.results.report.scoreboard(tmp_path).rows == []
     cu.save("speedrun_cli", env, headline="time_to_target", root=tmp_path, time_to_target=effect, partial=False)
-    (row,) = cu.scoreboard(tmp_path).rows
+    (row,) = cu.results.report.scoreboard(tmp_path).rows
     assert row["claim"].startswith("make speedrun, the capstone's stack")

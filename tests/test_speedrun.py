@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from course_utils import speedrun, speedrun_cli
-from course_utils.fixes import NAIVE_BATCH, NAIVE_LR, DeviceInfo, Stack, fast_config, no_op_here, no_ops_here
+from course_utils.capstone import cli as speedrun_cli
+from course_utils.capstone import speedrun
+from course_utils.capstone.fixes import NAIVE_BATCH, NAIVE_LR, DeviceInfo, Stack, fast_config, no_op_here, no_ops_here
 
 
 @pytest.fixture(scope="module")
@@ -159,11 +160,11 @@ def test_python_m_runs_the_cli_without_a_runpy_warning() -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "course_utils.speedrun_cli", "--help"], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "course_utils.capstone.cli", "--help"], capture_output=True,
                           text=True, timeout=120)
-    assert done.returncode == 0 and "usage: python -m course_utils.speedrun_cli" in done.stdout
+    assert done.returncode == 0 and "usage: python -m course_utils.capstone.cli" in done.stdout
     assert "RuntimeWarning" not in done.stderr and "found in sys.modules" not in done.stderr
-    probe = subprocess.run([sys.executable, "-c", "import sys, course_utils; print('course_utils.speedrun_cli' in "
+    probe = subprocess.run([sys.executable, "-c", "import sys, course_utils; print('course_utils.capstone.cli' in "
                             "sys.modules)"], capture_output=True, text=True, timeout=120)
     assert probe.stdout.strip() == "False"
 
@@ -193,7 +194,7 @@ def test_no_ops_follow_from_the_config_and_the_device(info: DeviceInfo, no_ops: 
 
 
 def test_a_stepper_runs_the_scripts_step(prepared: speedrun.Prepared) -> None:
-    from course_utils.script import stepper
+    from course_utils.capstone.script import stepper
 
     naive, full = stepper(Stack.naive(), prepared, device="cpu"), stepper(Stack.full(), prepared, device="cpu")
     for _ in range(3):
@@ -207,7 +208,7 @@ def test_a_run_records_its_step_time_and_data_wait(prepared: speedrun.Prepared) 
 
 
 def test_profile_steps_keeps_the_active_steps_only(prepared: speedrun.Prepared) -> None:
-    from course_utils.script import profile_steps, stepper
+    from course_utils.capstone.script import profile_steps, stepper
 
     calls = []
     step = stepper(Stack.naive(), prepared, device="cpu")
@@ -245,7 +246,7 @@ def test_the_profiles_evaluation_grid_is_what_a_run_uses(prepared: speedrun.Prep
 def test_the_cifar10_target_is_reachable_and_a_miss_is_cheap() -> None:
     import nbformat
 
-    from course_utils import capstone_extras
+    from course_utils.capstone import extras as capstone_extras
 
     p = speedrun.PROFILES["cifar10"]
     assert p.target < 0.94  # not airbench's: a 4-block net without augmentation never gets there
@@ -260,7 +261,7 @@ def test_the_cifar10_target_is_reachable_and_a_miss_is_cheap() -> None:
 
 
 def test_the_gpu_ablation_fits_its_share_of_the_reference_window() -> None:
-    from course_utils.ablation import ablation_arms, seeds_needed
+    from course_utils.capstone.ablation import ablation_arms, seeds_needed
 
     for profile in ("cpu", "gpu"):
         fixes = speedrun.PROFILES[profile].fixes

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils.stats import (
+from course_utils.measure.stats import (
     CONTROL_FAILED,
     FASTER,
     SLOWER,
@@ -56,9 +56,9 @@ def test_the_bootstrap_covers_less_than_it_says_at_few_rounds():
 
 def test_drifting_rounds_with_a_constant_ratio_give_it_exactly():
     a = [1e-3 * 1.1**i for i in range(12)]
-    c = cu.analyze(a, a, [t * 2 for t in a])  # the trick always takes twice as long
+    c = cu.measure.analysis.analyze(a, a, [t * 2 for t in a])  # the trick always takes twice as long
     assert c.speedup == 0.5 and c.ci == (0.5, 0.5) and c.time_ratio == 2.0
-    c = cu.analyze(a, a, [t / 2 for t in a])
+    c = cu.measure.analysis.analyze(a, a, [t / 2 for t in a])
     assert c.speedup == 2.0 and c.aa_speedup == 1.0
 
 
@@ -69,7 +69,7 @@ def test_clear_effect_with_a_stalled_control_block_is_still_faster():
     a2 = 1e-3 * np.exp(rng.normal(0, 0.03, 12))
     a2[3] *= 5.0  # the control's copy of the baseline stalled once
     b = a / 1.5 * np.exp(rng.normal(0, 0.03, 12))
-    c = cu.analyze(a, a2, b)
+    c = cu.measure.analysis.analyze(a, a2, b)
     assert c.verdict == FASTER, str(c)
     assert "faster" in c.summary() and "interval" in c.interval
 
@@ -92,23 +92,23 @@ def test_verdict_rule_cases():
 
 def test_control_failed_is_reported_in_words():
     a = np.full(6, 1e-3)
-    c = cu.analyze(a, a * 0.9, a)  # the control copy 10 % faster in every round
+    c = cu.measure.analysis.analyze(a, a * 0.9, a)  # the control copy 10 % faster in every round
     assert c.verdict == CONTROL_FAILED and "two identical arms differed" in c.summary()
     assert not c.resolved
 
 
 def test_analyze_rejects_bad_input():
     with pytest.raises(ValueError, match="one time per round"):
-        cu.analyze([1.0] * 6, [1.0] * 6, [1.0] * 5)
+        cu.measure.analysis.analyze([1.0] * 6, [1.0] * 6, [1.0] * 5)
     with pytest.raises(ValueError, match="positive"):
-        cu.analyze([1.0] * 6, [1.0] * 6, [0.0] * 6)
+        cu.measure.analysis.analyze([1.0] * 6, [1.0] * 6, [0.0] * 6)
     with pytest.raises(ValueError, match="at least 6"):
-        cu.analyze([1.0] * 5, [1.0] * 5, [1.0] * 5)
+        cu.measure.analysis.analyze([1.0] * 5, [1.0] * 5, [1.0] * 5)
 
 
 def test_per_item_recomputes_the_verdict():
     a = np.full(6, 1e-3) * np.linspace(1, 1.01, 6)
-    c = cu.analyze(a, a, a * 2)  # 2x the time per call ...
+    c = cu.measure.analysis.analyze(a, a, a * 2)  # 2x the time per call ...
     p = c.per_item((64, 256))  # ... for 4x the examples: 2x the examples per second
     assert c.verdict == SLOWER and p.verdict == FASTER
     assert p.speedup == pytest.approx(2.0) and p.names[1].endswith("per example")
@@ -117,7 +117,7 @@ def test_per_item_recomputes_the_verdict():
 
 
 def test_latin_orders_balance_positions_and_vary_successors():
-    from course_utils.rounds import latin_orders
+    from course_utils.measure.rounds import latin_orders
 
     arms = ("A", "A2", "B", "C")
     orders = latin_orders(40, arms, random.Random(0))
@@ -227,17 +227,17 @@ def test_a_trick_slower_per_step_with_equal_steps_is_never_called_faster():
 def test_warnings_say_what_the_rounds_show():
     rng = np.random.default_rng(7)
     a = 1e-3 * np.exp(rng.normal(0, 0.02, 6))
-    c = cu.analyze(a, a * np.exp(rng.normal(0, 0.02, 6)), a)
+    c = cu.measure.analysis.analyze(a, a * np.exp(rng.normal(0, 0.02, 6)), a)
     assert any(w.startswith("only 6 rounds: the interval is the range of all of them") and "budget=" in w
                and "streak check needs 8" in w for w in c.warnings), c.warnings
     trend = np.linspace(1.0, 1.5, 30)  # ratios climbing round after round: not independent
     base = np.full(30, 1e-3)
-    c = cu.analyze(base, base, base / trend)
+    c = cu.measure.analysis.analyze(base, base, base / trend)
     assert any("drift or come in streaks" in w for w in c.warnings), c.warnings
     stalled = base.copy()
     b = base / 1.1 * np.exp(rng.normal(0, 0.01, 30))
     b[[3, 9]] *= 40.0  # two rounds in which the trick stalled: the median hides them
-    c = cu.analyze(stalled, stalled, b)
+    c = cu.measure.analysis.analyze(stalled, stalled, b)
     assert c.verdict == FASTER and c.total_ratio < c.ci[0]
     assert any("ratio of total times" in w for w in c.warnings), c.warnings
     assert "ratio of total times" in str(c)
@@ -245,7 +245,7 @@ def test_warnings_say_what_the_rounds_show():
 
 def test_the_ratio_is_a_over_b_and_the_copy_serves_the_control_only():
     a = np.full(6, 2e-3)
-    c = cu.analyze(a, a * 4, np.full(6, 1e-3))  # the copy A' is 4x slower: it moves the control, not the ratio
+    c = cu.measure.analysis.analyze(a, a * 4, np.full(6, 1e-3))  # the copy A' is 4x slower: it moves the control only
     assert c.speedup == pytest.approx(2.0) and c.ratios == pytest.approx([2.0] * 6)
     assert c.aa_speedup == pytest.approx(0.25) and c.verdict == CONTROL_FAILED
 
@@ -261,14 +261,14 @@ def test_one_late_block_a_round_does_not_favour_the_trick():
     b[40:] *= 1.1
     rng = np.random.default_rng(0)
     order = rng.permutation(60)
-    c = cu.analyze(a[order], a2[order], b[order])
+    c = cu.measure.analysis.analyze(a[order], a2[order], b[order])
     assert c.speedup == pytest.approx(1.0) and c.ci[0] <= 1.0 <= c.ci[1] and c.verdict == UNRESOLVED, str(c)
     old = np.sqrt(a * a2) / b
     assert np.median(old) > 1.04  # what the old statistic made of the same rounds
 
 
 def test_control_interval_is_99_percent_where_rounds_allow():
-    from course_utils.stats import control_interval
+    from course_utils.measure.stats import control_interval
 
     (lo, hi), cover = control_interval(list(range(1, 7)))
     assert (lo, hi) == (1, 6) and cover == pytest.approx(1 - 2 / 64)
@@ -277,7 +277,7 @@ def test_control_interval_is_99_percent_where_rounds_allow():
 
 
 def test_runs_test_flags_streaks_not_noise():
-    from course_utils.stats import runs_test_p
+    from course_utils.measure.stats import runs_test_p
 
     rng = np.random.default_rng(0)
     assert runs_test_p(np.linspace(0, 1, 30)) < 0.001
@@ -287,8 +287,8 @@ def test_runs_test_flags_streaks_not_noise():
 
 def _whole_block_carry(rounds: int, carry: float, noise: float, rng: np.random.Generator, seed: int):
     """Rounds through the engine's orders and loop, where the trick slows the *whole* next block by ``carry``."""
-    from course_utils.engine import CONTROL_KEY, Measured
-    from course_utils.rounds import latin_orders, run_rounds
+    from course_utils.measure.engine import CONTROL_KEY, Measured
+    from course_utils.measure.rounds import latin_orders, run_rounds
 
     keys = ("base", CONTROL_KEY, "trick")
     orders = latin_orders(rounds, keys, random.Random(seed))
@@ -309,7 +309,7 @@ def test_a_carry_over_that_outlasts_the_untimed_call_is_flagged():
     a null comparison it flags earns "control failed" instead of a verdict the carry-over could have made."""
     import torch
 
-    from course_utils.engine import _compare_all
+    from course_utils.measure.engine import _compare_all
 
     rng = np.random.default_rng(5)
     fns = {"base": None, "trick": None}
@@ -333,16 +333,16 @@ def test_a_carry_over_that_outlasts_the_untimed_call_is_flagged():
 def test_an_interval_that_excludes_1_never_prints_as_touching_it():
     a = np.ones(12)
     b = a / np.linspace(1.0023, 1.0067, 12)  # every ratio just above 1: "faster"
-    c = cu.analyze(a, a, b)
+    c = cu.measure.analysis.analyze(a, a, b)
     assert c.verdict == FASTER and "1.00–1.01" not in c.summary(), c.summary()
     assert "1.003–1.006×" in c.summary() or "1.002–1.007×" in c.summary(), c.summary()
-    c = cu.analyze(a, a, a / np.linspace(1.4, 1.6, 12))
+    c = cu.measure.analysis.analyze(a, a, a / np.linspace(1.4, 1.6, 12))
     assert "1.44–1.56×" in c.summary(), c.summary()  # two decimals where they tell the ends apart
 
 
 def test_an_interval_inside_the_declared_minimum_says_so():
     a = np.ones(12)
-    c = cu.analyze(a, a, a / np.linspace(1.03, 1.04, 12), min_effect=1.05)
+    c = cu.measure.analysis.analyze(a, a, a / np.linspace(1.03, 1.04, 12), min_effect=1.05)
     assert c.verdict == UNRESOLVED
     assert "excludes 1 but lies within the declared minimum" in c.summary(), c.summary()
 
@@ -350,7 +350,7 @@ def test_an_interval_inside_the_declared_minimum_says_so():
 def test_an_arm_that_does_nothing_is_named():
     import torch
 
-    from course_utils.engine import CONTROL_KEY, Measured, _compare_all
+    from course_utils.measure.engine import CONTROL_KEY, Measured, _compare_all
 
     times = {"base": [1e-8] * 6, CONTROL_KEY: [1e-8] * 6, "f": [1e-4] * 6}
     m = Measured(times=times, first_call_s=dict.fromkeys(times, 0.0), calls=dict.fromkeys(times, 1), num_threads=1,
@@ -365,11 +365,11 @@ def test_a_carry_over_too_small_to_make_the_verdict_leaves_it_standing():
     import dataclasses
 
     a = np.ones(30)
-    c = cu.analyze(a, a, a / np.linspace(0.85, 0.87, 30))
+    c = cu.measure.analysis.analyze(a, a, a / np.linspace(0.85, 0.87, 30))
     assert c.verdict == SLOWER
     small = dataclasses.replace(c, carry_over=1.01, carry_over_ci=(1.003, 1.019))
     assert small.carry_failed and small.carry_verdict() == SLOWER
     assert small.carry_ci[0] == pytest.approx(c.ci[0] / 1.019) and small.carry_ci[1] == c.ci[1]
-    near = dataclasses.replace(cu.analyze(a, a, a / np.linspace(1.02, 1.04, 30)), carry_over=1.1,
+    near = dataclasses.replace(cu.measure.analysis.analyze(a, a, a / np.linspace(1.02, 1.04, 30)), carry_over=1.1,
                                carry_over_ci=(1.05, 1.2))
     assert near.verdict == FASTER and near.carry_verdict() == CONTROL_FAILED  # 1.1x carry-over could make 1.03x

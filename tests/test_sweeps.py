@@ -46,7 +46,7 @@ def test_a_sweep_of_null_arms_calls_any_of_them_faster_or_slower_at_most_five_pe
     """
     import numpy as np
 
-    from course_utils.engine import CONTROL_KEY, Measured, _compare_all
+    from course_utils.measure.engine import CONTROL_KEY, Measured, _compare_all
 
     rng = np.random.default_rng(8)
     arms = [f"x{i}" for i in range(8)]
@@ -133,4 +133,4 @@ def test_threads_are_restored():
 def test_by_verdict_has_every_verdict():
     s = cu.sweep({"a": work, "b": double_work}, rounds=6, num_threads=1, device="cpu")
     groups = s.by_verdict()
-    assert set(groups) == set(cu.stats.VERDICTS) and sum(len(v) for v in groups.values()) == 1
+    assert set(groups) == set(cu.measure.stats.VERDICTS) and sum(len(v) for v in groups.values()) == 1

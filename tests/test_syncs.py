@@ -8,8 +8,8 @@ import torch
 from torch import nn
 
 import course_utils as cu
-from course_utils.sync_rules import copy_blocks, host_held_optimizer_state
-from course_utils.syncs import cross_check_cuda
+from course_utils.counters.sync_rules import copy_blocks, host_held_optimizer_state
+from course_utils.counters.syncs import cross_check_cuda
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 GRAD_MODES = {"autograd on": torch.enable_grad, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import course_utils as cu
-from course_utils.stats import CONTROL_FAILED, SLOWER, UNRESOLVED
+from course_utils.measure.stats import CONTROL_FAILED, SLOWER, UNRESOLVED
 
 from clock import inject_arm_seconds, retried
 
@@ -84,9 +84,9 @@ def test_budget_sets_the_rounds_and_the_minimum_always_runs(monkeypatch):
     assert c.rounds == 6  # the fewest for a 95 % interval, even past the budget
     c = cu.compare(work, work, budget=2.0, min_round_time=0.001)
     assert c.rounds > 6 and c.rounds % 3 == 0  # stopped at the end of a Latin-square block
-    from course_utils.timing import BUDGETS
+    from course_utils.measure.compare import BUDGETS
 
-    assert set(BUDGETS) == set(cu.PROFILES) and BUDGETS["smoke"] < BUDGETS["cpu"]
+    assert set(BUDGETS) == set(cu.env.PROFILES) and BUDGETS["smoke"] < BUDGETS["cpu"]
 
 
 def test_bad_arms_get_clear_errors():
@@ -116,10 +116,10 @@ def test_benchmark_states_threads():
 
 
 def test_naive_compare_is_a_single_unwarmed_ratio():
-    ratios = [cu.naive_compare(work, work) for _ in range(5)]
+    ratios = [cu.measure.compare.naive_compare(work, work) for _ in range(5)]
     assert all(r > 0 for r in ratios)
     with pytest.raises(TypeError, match="trick must be a callable"):
-        cu.naive_compare(work, 3)
+        cu.measure.compare.naive_compare(work, 3)
 
 
 def tiny():
@@ -127,7 +127,7 @@ def tiny():
 
 
 def test_calls_per_block_are_planned_from_the_seconds_of_one_call():
-    from course_utils.rounds import plan_calls
+    from course_utils.measure.rounds import plan_calls
 
     assert plan_calls({"slow": 1e-3, "cheap": 1e-5}, 0.01) == {"slow": 10, "cheap": 1000}
     assert plan_calls({"slow": 1e-3, "cheap": 1e-5}, 0.0) == {"slow": 1, "cheap": 1}
@@ -143,7 +143,7 @@ def test_each_arm_gets_its_own_calls_per_block(monkeypatch):
 
 def test_arms_of_about_the_same_cost_share_the_baselines_calls_per_block(monkeypatch):
     """Blocks of different lengths bias µs-level per-call times (seen on the real clock); within 2x they share."""
-    from course_utils.rounds import close
+    from course_utils.measure.rounds import close
 
     def similar():
         work()
@@ -156,7 +156,7 @@ def test_arms_of_about_the_same_cost_share_the_baselines_calls_per_block(monkeyp
 
 @pytest.mark.clock
 def test_loop_overhead_is_small_and_positive():
-    from course_utils.clock import loop_overhead
+    from course_utils.measure.clock import loop_overhead
 
     per_call = retried(lambda s: loop_overhead(1000, torch.device("cpu")), lambda p: 0 < p < 5e-6)
     assert 0 < per_call < 5e-6
@@ -165,7 +165,7 @@ def test_loop_overhead_is_small_and_positive():
 def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
     import numpy as np
 
-    from course_utils import engine
+    from course_utils.measure import engine
 
     calls = []
     real = engine.measure
@@ -191,7 +191,7 @@ def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
 
 
 def test_huge_and_tiny_ratios_print_without_false_zeros():
-    from course_utils.comparison import _ratio, _times
+    from course_utils.measure.comparison import _ratio, _times
 
     assert _ratio(6.1e-05) == "6.1e-05" and _ratio(0.9061) == "0.906"  # a compile: not "0.000×"
     assert _times(16393.4) == "16,393×" and _times(1.387) == "1.39×" and _times(2.5e7) == "2.5e7×"
@@ -201,7 +201,7 @@ def test_benchmark_times_a_cuda_arm_on_its_own_device(monkeypatch):
     # torch.utils.benchmark's Timer synchronises the current CUDA device only: an arm on cuda:1 while cuda:0 is
     # current would be timed by its launches. benchmark must make the arm's device current while it times.
     # Faked here (no GPU): the device check passes "cuda:1" through, and torch.cuda.device records its use.
-    import course_utils.timing as timing
+    import course_utils.measure.compare as timing
 
     current = []
 

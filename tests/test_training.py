@@ -230,18 +230,18 @@ def test_the_host_clock_sees_a_data_stall_that_the_step_time_leaves_out(digits):
 
 
 def test_evaluation_is_on_neither_clock(digits, monkeypatch):
-    clock = VirtualClock().install(monkeypatch, cu.training)  # injected time: only the evaluations take any
+    clock = VirtualClock().install(monkeypatch, cu.training.loop)  # injected time: only the evaluations take any
 
     def slow_eval(model, X, y):
         clock.advance(0.3)
         return 0.0
 
-    real = cu.training.evaluate
-    cu.training.evaluate = slow_eval
+    real = cu.training.loop.evaluate
+    cu.training.loop.evaluate = slow_eval
     try:
         hist = cu.train(mlp(), digits, steps=4, eval_every=1, progress=False)
     finally:
-        cu.training.evaluate = real
+        cu.training.loop.evaluate = real
     assert hist.eval_step == [1, 2, 3, 4] and len(hist.host_step_time) == 4
     assert hist.eval_seconds == pytest.approx([0.3] * 4)  # on its own stopwatch
     for h, s, d in zip(hist.host_step_time, hist.step_time, hist.data_time):

@@ -1,4 +1,4 @@
-"""Forced verdicts (course_utils.forcing) and sentences built from their numbers (course_utils.wording)."""
+"""Forced verdicts (course_utils.measure.forcing) and sentences built from their numbers (measure.wording)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import course_utils as cu
-from course_utils import forcing
-from course_utils.rates import HIGHER, LOWER
+from course_utils.measure import forcing
+from course_utils.measure.rates import HIGHER, LOWER
 
 SEEDS = range(6)
 
@@ -22,7 +22,7 @@ def target(base_steps, trick_steps, step=(1.0, 0.98, 1.02, "not resolvable on th
 
 def step_cmp(speedup, lo, hi, verdict):
     a = np.full(12, 1e-3)
-    c = cu.analyze(a, a, a / speedup)
+    c = cu.measure.analysis.analyze(a, a, a / speedup)
     c.ci, c.verdict, c.speedup = (lo, hi), verdict, speedup
     return c
 
@@ -61,7 +61,7 @@ def test_ratio_text_keeps_digits_and_verdict():
 
 def test_medians_text_says_it_is_not_the_comparison_and_flags_a_contradiction():
     a = np.full(12, 1.45e-3)
-    c = cu.analyze(a, a, a / 0.861)
+    c = cu.measure.analysis.analyze(a, a, a / 0.861)
     c.median_s = (1.45e-3, 1.35e-3)  # the arms' own medians say the trick is faster
     c.verdict, c.ci = "slower", (0.803, 0.947)
     text = c.medians_text()
@@ -69,10 +69,10 @@ def test_medians_text_says_it_is_not_the_comparison_and_flags_a_contradiction():
 
 
 def test_an_arm_medians_contradiction_is_a_warning_of_the_engine():
-    from course_utils.analysis import medians_warning
+    from course_utils.measure.analysis import medians_warning
 
     a = np.full(12, 1.45e-3)
-    c = cu.analyze(a, a, a / 0.861)
+    c = cu.measure.analysis.analyze(a, a, a / 0.861)
     assert not any("point the other way" in w for w in c.warnings)
     c.median_s = (1.45e-3, 1.35e-3)
     assert medians_warning(c) and "point the other way" in medians_warning(c)[0]
@@ -80,7 +80,7 @@ def test_an_arm_medians_contradiction_is_a_warning_of_the_engine():
 
 def test_control_failure_names_carry_over_or_identical_arms():
     a = np.full(12, 1e-3)
-    c = cu.analyze(a, a, a)
+    c = cu.measure.analysis.analyze(a, a, a)
     assert c.control_failure() == ""
     failed = forcing.as_verdict(c, "control failed")
     assert failed.control_failure().startswith("two identical arms differed")
@@ -97,10 +97,10 @@ def test_a_forced_verdict_comes_with_numbers_that_earn_it(monkeypatch, forced):
     monkeypatch.setenv(forcing.FORCE_ENV, forced)
     want = forcing.FORCEABLE[forced]
     c = cu.compare(lambda: sum(range(50)), lambda: sum(range(50)), rounds=6, budget=1.0, progress=False)
-    assert c.verdict == want and cu.stats.verdict(c.ci, c.aa_ci) == want
+    assert c.verdict == want and cu.measure.stats.verdict(c.ci, c.aa_ci) == want
     assert forcing.NOTE in c.warnings
     t = target([300] * 6, [200] * 6)
-    assert cu.stats.verdict_kind(t.verdict) == want
+    assert cu.measure.stats.verdict_kind(t.verdict) == want
     assert (t.low > 1) == (want == "faster") and (t.high < 1) == (want == "slower")
     r = cu.compare_rates(cu.rate([True] * 6, what="diverged", seeds=list(SEEDS)),
                          cu.rate([False] * 6, what="diverged", seeds=list(SEEDS)))
@@ -130,7 +130,7 @@ def test_reading_builds_every_branch_and_logs_the_one_printed(monkeypatch, tmp_p
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv(forcing.FORCE_LOG_ENV, str(log))
     a = np.full(12, 1e-3)
-    c = forcing.apply(cu.analyze(a, a, a))
+    c = forcing.apply(cu.measure.analysis.analyze(a, a, a))
     built = []
 
     def faster(r):
@@ -167,7 +167,7 @@ def test_any_run_can_log_its_readings_beside_their_numbers(monkeypatch, tmp_path
 
 def test_reversed_reads_the_same_rounds_the_other_way(monkeypatch):
     a = np.full(12, 1e-3) * (1 + 0.01 * np.arange(12))
-    c = cu.analyze(a, a, a * 3.0)  # the trick takes three times as long: slower
+    c = cu.measure.analysis.analyze(a, a, a * 3.0)  # the trick takes three times as long: slower
     r = c.reversed()
     assert c.verdict == "slower" and r.verdict == "faster" and r.names == c.names[::-1]
     assert r.speedup == pytest.approx(1 / c.speedup) and r.ci == pytest.approx((1 / c.ci[1], 1 / c.ci[0]))
@@ -183,7 +183,7 @@ def test_a_reading_nested_in_a_branch_not_printed_is_not_logged(monkeypatch, tmp
     log = tmp_path / "log.jsonl"
     monkeypatch.setenv(forcing.FORCE_LOG_ENV, str(log))
     a = np.full(12, 1e-3)
-    c = forcing.apply(cu.analyze(a, a, a))
+    c = forcing.apply(cu.measure.analysis.analyze(a, a, a))
     inner = dict(faster="inner faster", slower="inner slower", not_resolvable="inner n", control_failed="inner c")
     text = cu.reading(c, faster="outer faster", slower=lambda r: "outer slower; " + cu.reading(c, **inner),
                       not_resolvable="n", control_failed="c")

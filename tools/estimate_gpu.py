@@ -3,10 +3,10 @@
 Three parts per lesson, each with its assumption printed:
 
 - **Comparisons.** Every ``cu.compare`` / ``cu.sweep`` measurement the lesson runs, each at its
-  gpu-profile budget (``BUDGETS["gpu"] × (arms + 1) / 3``, course_utils/clock.py), or at the floor
+  gpu-profile budget (``BUDGETS["gpu"] × (arms + 1) / 3``, course_utils/measure/clock.py), or at the floor
   of the minimum rounds where the arms are too slow for the budget (``need`` rounds × every arm's
   block and untimed call). ``--measure`` counts the measurements by running each lesson in the smoke
-  profile with ``course_utils.engine.measure`` wrapped (loops and reruns included) and caches the
+  profile with ``course_utils.measure.engine.measure`` wrapped (loops and reruns included) and caches the
   counts in build/estimate/; without it the call sites are counted in the source (a call in a loop
   counts once: a lower bound).
 - **Compute outside the comparisons**, from the lessons' own ``FlopCounterMode`` figures (the
@@ -173,7 +173,7 @@ DEFAULT = Compute(10, 2_000, 0.0, 0.01, "no sizing figures here yet: assumed")
 #: Prepended to a lesson copy by --measure: log every measurement (arms, budget, rounds) to $ESTIMATE_LOG.
 HOOK = """\
 import json as _json, os as _os, time as _time
-import course_utils.engine as _engine
+import course_utils.measure.engine as _engine
 _measure = _engine.measure
 def _logged(fns, labels, baseline, *, budget, **kw):
     t0 = _time.perf_counter()
@@ -276,14 +276,14 @@ def lesson_parts(src: Path, budget: float, *, measure_first: bool = False) -> di
 
 def lesson_seconds(lessons: list[str] | None = None) -> dict[str, float]:
     """Each lesson's estimated seconds on an H100/H200 at the gpu budget (cached counts, else call sites)."""
-    from course_utils.clock import BUDGETS
+    from course_utils.measure.clock import BUDGETS
 
     return {src.parent.name: lesson_parts(src, BUDGETS["gpu"])["total"] for src in select_lessons(lessons)}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Print the estimate, lesson by lesson; 1 if the total is over ``--target``."""
-    from course_utils.clock import BUDGETS
+    from course_utils.measure.clock import BUDGETS
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lessons", nargs="+", metavar="NN")

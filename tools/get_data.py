@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from course_utils import fashion_mnist  # noqa: E402
-from course_utils.data import FORCE_ENV, cache_dir, forced_dataset  # noqa: E402
-from course_utils.fashion_mnist import fashionmnist_ready, prepare_fashionmnist, raw_folder  # noqa: E402
+from course_utils.data import fashion_mnist  # noqa: E402
+from course_utils.data.datasets import FORCE_ENV, cache_dir, forced_dataset  # noqa: E402
+from course_utils.data.fashion_mnist import fashionmnist_ready, prepare_fashionmnist, raw_folder  # noqa: E402
 
 PACKAGE = "dataset-fashion-mnist"
 APT_TIMEOUT_S = 600

@@ -79,7 +79,7 @@ KERNEL_REQUIREMENTS = ("nbclient", "nbformat", "jupyter_client", "ipykernel", "t
 LESSON_MODULES = ("numpy", "torchvision", "matplotlib", "sklearn", "PIL")
 #: The packages whose versions decide a GPU measurement (what ``pip freeze`` would list of them).
 STACK = re.compile(r"^(torch|torchvision|torchaudio|triton|numpy|nvidia-.*|cuda-.*|pytorch-.*)$")
-#: What course_utils.data prints when it falls back to digits (a reference never keeps that lesson).
+#: What course_utils.data.datasets prints when it falls back to digits (a reference never keeps that lesson).
 FALLBACK_MARK = "using the offline default dataset 'digits' instead"
 GRACE_S = 1.0  # after SIGTERM, before SIGKILL (the child's notebook is already on disk)
 MIN_LESSON_S = 15  # a lesson is not started with less than this left before --budget ends
@@ -291,8 +291,8 @@ def ensure_fashionmnist(folder: Path | None = None, *, download: bool | None = N
     (None, why) when it cannot be had here. Never runs apt-get; downloads only when ``download``
     (default: COURSE_OFFLINE unset).
     """
-    from course_utils.data import forced_dataset
-    from course_utils.fashion_mnist import FILES, fashionmnist_ready, prepare_fashionmnist
+    from course_utils.data.datasets import forced_dataset
+    from course_utils.data.fashion_mnist import FILES, fashionmnist_ready, prepare_fashionmnist
 
     if forced_dataset():
         return None, "COURSE_DATASET=digits is set"
@@ -346,7 +346,7 @@ def environment(record: dict, profile: str, lessons: list[dict], total: float, b
     import course_utils as cu
 
     return {
-        "machine": cu.results.machine_id(record),
+        "machine": cu.results.store.machine_id(record),
         "profile": profile,
         "complete": complete,
         "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -479,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     import course_utils as cu
 
     if args.saved:
-        mid = cu.results.machine_id(cu.environment_record())
+        mid = cu.results.store.machine_id(cu.env.environment_record())
         root = (args.resume_from or args.out).resolve()
         held = reference_state.saved_lessons(root, mid, reference_state.code_digest(ROOT), args.profile)
         print(f"{len(held)} lesson(s) saved in {root / mid} by a run of this code: {' '.join(sorted(held)) or '-'}")
@@ -514,8 +514,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     setup["data"] = data_note if data_root is not None else f"none ({data_note}): lessons on digits are not saved"
 
-    record = cu.environment_record()
-    mid = cu.results.machine_id(record)
+    record = cu.env.environment_record()
+    mid = cu.results.store.machine_id(record)
     folder = out / mid
     folder.mkdir(parents=True, exist_ok=True)
     build = args.build.resolve()

@@ -118,7 +118,7 @@ def run_notebook(src: Path, build: Path, timeout: int, progressive: bool = False
 
     ``progressive``: write the executed notebook after every cell, not only at the end.
     """
-    from course_utils.forcing import READINGS_LOG_ENV
+    from course_utils.measure.forcing import READINGS_LOG_ENV
 
     out_dir = build / src.parent.name
     target = out_dir / src.name
@@ -130,7 +130,7 @@ def run_notebook(src: Path, build: Path, timeout: int, progressive: bool = False
     return not run.error, run.seconds, run.error.splitlines()[-1] if run.error else ""
 
 
-#: Each lesson's readings with the numbers they read, one JSON line each (course_utils.forcing.log_reading).
+#: Each lesson's readings with the numbers they read, one JSON line each (course_utils.measure.forcing.log_reading).
 READINGS_LOG = "readings.jsonl"
 
 
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[{i}/{len(notebooks)}] {src.parent.name:<32} {seconds:7.1f} s  {status}", flush=True)
         if not ok:
             failed.append(src.parent.name)
-    board = cu.scoreboard(cu.results.results_dir())
+    board = cu.results.report.scoreboard(cu.results.store.results_dir())
     print()
     print(board)
     chart = build / "scoreboard.png"

@@ -130,7 +130,7 @@ def report(dest: Path, limit_mb: float) -> int:
 def carry_fashionmnist(dest: Path = DATA_CARRY) -> str:
     """The four original ``.gz`` files in ``dest`` (copied, or gzipped from an unzipped cache); what was done."""
     sys.path.insert(0, str(ROOT))
-    from course_utils.fashion_mnist import FILES, SYSTEM_DIR, _valid, raw_folder
+    from course_utils.data.fashion_mnist import FILES, SYSTEM_DIR, _valid, raw_folder
 
     cache = raw_folder(Path(os.environ.get("COURSE_DATA", Path.home() / ".cache" / "course_data")))
     default = raw_folder(Path.home() / ".cache" / "course_data")

@@ -1,7 +1,7 @@
 # kind: spy
-# why: takes the ranks from the library (course_utils.stats.order_statistic_ranks under an alias) instead of the formula
+# why: takes the ranks from the library (course_utils.measure.stats.order_statistic_ranks under an alias) instead of the formula
 # fails-with: course_utils
-from course_utils.stats import order_statistic_ranks as _ranks
+from course_utils.measure.stats import order_statistic_ranks as _ranks
 
 
 def median_interval(values, level=0.95):
