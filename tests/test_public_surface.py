@@ -84,6 +84,8 @@ def test_every_cu_reference_in_the_lessons_and_docs_resolves():
     sources = _lesson_sources()
     sources |= {p.name: p.read_text(encoding="utf-8") for p in (ROOT / n for n in
                 ("README.md", "CONTRIBUTING.md", "INSTRUCTORS.md", "course_utils/README.md")) if p.exists()}
+    code = [p for d in ("course_utils", "tools") for p in sorted((ROOT / d).rglob("*.py"))]  # docstrings, messages
+    sources |= {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in code}
     broken = []
     for where, text in sources.items():
         for m in CU_REF.finditer(text):

@@ -1,6 +1,6 @@
 """The engine's error rates on the real clock: many real A/A comparisons, their false verdicts counted.
 
-``make calibrate`` (``python -m course_utils.calibration``) or ``cu.calibrate()`` compares real
+``make calibrate`` (``python -m course_utils.calibration``) or ``cu.calibration.calibrate()`` compares real
 workloads (:mod:`course_utils.calibration.workloads`) with themselves, the same function as baseline
 and as trick, and counts how often identical arms were called "faster" or "slower". The label is
 at most 5 % false verdicts (2.5 % a side); each rate comes with its exact binomial (Clopper–Pearson)

@@ -12,6 +12,7 @@ This subpackage may import anything in the library; nothing in the library impor
 - ``cli``: the speed-run on the command line
 """
 
+from . import ablation, extras, fixes, script, speedrun  # noqa: F401  (cu.capstone.<module>.<name> resolves)
 from .ablation import Ablation, ablate
 from .fixes import FIXES, DeviceInfo, SpeedConfig, Stack, fast_config
 from .script import stepper

@@ -299,7 +299,7 @@ def torchrun(script: str | Path, *, nproc_per_node: int = 2, nnodes: int = 1, ar
         ranks = [json.loads(f.read_text()) for f in files]
     expected = nproc_per_node * nnodes
     if len(ranks) != expected:
-        raise RuntimeError(f"{len(ranks)} of {expected} ranks reported results: call cu.launch.report(...) "
+        raise RuntimeError(f"{len(ranks)} of {expected} ranks reported results: call cu.procs.launch.report(...) "
                            "in every rank of the script")
     return Launch(commands=commands, returncodes=codes, ranks=ranks, output=text[0])
 
@@ -405,7 +405,7 @@ def slurm_locally(batch_script: str | Path, *, nnodes: int = 2, cwd: str | Path 
         files = sorted(results.glob("rank*.json"), key=lambda f: int(f.stem[4:]))
         ranks = [json.loads(f.read_text()) for f in files]
     if not ranks:
-        raise RuntimeError("no rank reported results: call cu.launch.report(...) in every rank of the script")
+        raise RuntimeError("no rank reported results: call cu.procs.launch.report(...) in every rank of the script")
     if [r["rank"] for r in ranks] != list(range(ranks[0]["world_size"])):
         raise RuntimeError(f"ranks {[r['rank'] for r in ranks]} of a world of {ranks[0]['world_size']} reported")
     return Launch(commands=[command], returncodes=codes, ranks=ranks, output=text, env=slurm)

@@ -115,7 +115,7 @@ class Scoreboard:
         if not self.hidden:
             return ""
         return (f"{len(self.hidden)} run(s) of a smaller profile on the same machine not shown "
-                "(cu.scoreboard(all_profiles=True) lists them).")
+                "(cu.results.report.scoreboard(all_profiles=True) lists them).")
 
     def __str__(self) -> str:
         if not self.rows:
