@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from course_utils.capstone import ablation, speedrun
-from course_utils.capstone.ablation import FULL, FULL_COPY, NAIVE, NAIVE_COPY, Ablation, compare_times
+from course_utils.capstone import ablation, ablation_table, speedrun
+from course_utils.capstone.ablation_table import FULL, FULL_COPY, NAIVE, NAIVE_COPY, Ablation, compare_times
 from course_utils.capstone.fixes import Stack
 
 
@@ -94,7 +94,7 @@ def test_a_real_ablation_runs_every_arm_once_per_seed(tmp_path, monkeypatch) -> 
 
 
 def test_seeds_follow_from_the_rows_of_the_table() -> None:
-    assert ablation.seeds_needed(["no_anomaly"]) == 7 and ablation.seeds_needed() == 10
+    assert ablation_table.seeds_needed(["no_anomaly"]) == 7 and ablation_table.seeds_needed() == 10
     t = [1.0] * 6
     a = Ablation(target=0.5, seeds=list(range(6)), fixes=["amp"],
                  times={k: t for k in ablation.ablation_arms(["amp"])})

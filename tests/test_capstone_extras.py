@@ -27,7 +27,7 @@ from course_utils.capstone import speedrun
 from course_utils.capstone.fixes import Stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/ (make_reference's fallback check)
-from tools.make_reference import FALLBACK_MARK, fell_back  # noqa: E402
+from tools.reference_lesson import FALLBACK_MARK, fell_back  # noqa: E402
 
 
 def _write_cifar10(root, n=300):
@@ -42,7 +42,7 @@ def _write_cifar10(root, n=300):
             pickle.dump({"batch_label": name, "labels": labels.tolist(), "data": data,
                          "filenames": [f"{name}_{i}.png" for i in range(n)]}, f)
     with open(folder / "batches.meta", "wb") as f:
-        pickle.dump({"label_names": list(cu.data.datasets.CIFAR10_CLASSES), "num_cases_per_batch": n}, f)
+        pickle.dump({"label_names": list(cu.data.cifar10.CIFAR10_CLASSES), "num_cases_per_batch": n}, f)
 
 
 @pytest.fixture()
@@ -116,7 +116,7 @@ def test_cifar10_unreachable_on_a_gpu_gives_up_within_the_timeout(data_dir, monk
         raise AssertionError("no download may start when the host did not answer")
 
     monkeypatch.delenv("COURSE_OFFLINE", raising=False)
-    monkeypatch.setattr(cu.data.datasets, "MIRROR_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(cu.data.cifar10, "MIRROR_TIMEOUT_S", 0.3)
     monkeypatch.setattr(socket, "create_connection", hangs)
     monkeypatch.setattr(urllib.request, "urlopen", no_download)
     import torchvision.datasets  # noqa: F401  (imported before the clock starts: it takes seconds the first time)

@@ -49,7 +49,7 @@ def _write_cifar10(root, n=4):
                          "filenames": [f"{name}_{i}.png" for i in range(n)]}, f)
         batches[name] = (data, labels)
     with open(folder / "batches.meta", "wb") as f:
-        pickle.dump({"label_names": list(cu.data.datasets.CIFAR10_CLASSES), "num_cases_per_batch": n}, f)
+        pickle.dump({"label_names": list(cu.data.cifar10.CIFAR10_CLASSES), "num_cases_per_batch": n}, f)
     return batches
 
 
@@ -108,14 +108,14 @@ def no_network(monkeypatch):
 def test_cifar10_offline_switch_skips_the_network(tmp_path, monkeypatch, capsys, no_network):
     monkeypatch.setenv("COURSE_OFFLINE", "1")
     start = time.perf_counter()
-    assert cu.data.datasets.cifar10_unavailable(tmp_path) == "COURSE_OFFLINE is set"
+    assert cu.data.cifar10.cifar10_unavailable(tmp_path) == "COURSE_OFFLINE is set"
     with pytest.raises(ConnectionError, match="no download: COURSE_OFFLINE is set"):
-        cu.data.datasets.fetch_cifar10(tmp_path)
+        cu.data.cifar10.fetch_cifar10(tmp_path)
     with pytest.warns(DatasetFallbackWarning, match="could not load cifar10.*COURSE_OFFLINE"):
         d = cu.load_dataset("cifar10", root=tmp_path, verbose=False)
     assert d.name == "digits" and time.perf_counter() - start < 5
     _write_cifar10(tmp_path)  # files on disk: read offline, no network needed
-    assert cu.data.datasets.cifar10_unavailable(tmp_path) is None
+    assert cu.data.cifar10.cifar10_unavailable(tmp_path) is None
     assert cu.load_dataset("cifar10", root=tmp_path, verbose=False).name == "cifar10"
 
 
@@ -138,14 +138,14 @@ def test_cifar10_unreachable_host_gives_up_within_the_timeout(tmp_path, monkeypa
     from torchvision.datasets import CIFAR10
 
     monkeypatch.delenv("COURSE_OFFLINE", raising=False)
-    monkeypatch.setattr(cu.data.datasets, "MIRROR_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(cu.data.cifar10, "MIRROR_TIMEOUT_S", 0.3)
     monkeypatch.setattr(socket, "create_connection", unreachable)
     monkeypatch.setattr(urllib.request, "urlopen", no_download)
     monkeypatch.setattr(CIFAR10, "download", no_download)
     start = time.perf_counter()  # torchvision is imported above, before the clock starts
     try:
         with pytest.raises(ConnectionError, match="no download: cannot reach www.cs.toronto.edu:443"):
-            cu.data.datasets.fetch_cifar10(tmp_path)
+            cu.data.cifar10.fetch_cifar10(tmp_path)
     finally:
         released.set()
     assert time.perf_counter() - start < 0.3 + 1.0 + 1.0  # the probe's timeout and its grace second
@@ -165,8 +165,8 @@ def test_cifar10_download_reads_time_out_and_the_default_is_put_back(tmp_path, m
     monkeypatch.setattr(CIFAR10, "download", download)
     before = socket.getdefaulttimeout()
     with pytest.raises(RuntimeError, match="not found or corrupted"):  # nothing was written
-        cu.data.datasets.fetch_cifar10(tmp_path)
-    assert seen == [cu.data.datasets.DOWNLOAD_TIMEOUT_S] and socket.getdefaulttimeout() == before
+        cu.data.cifar10.fetch_cifar10(tmp_path)
+    assert seen == [cu.data.fashion_mnist.DOWNLOAD_TIMEOUT_S] and socket.getdefaulttimeout() == before
 
 
 # --- Fashion-MNIST: the real files from Debian's package dataset-fashion-mnist ---
@@ -191,7 +191,7 @@ def fashion_root(tmp_path_factory):
     raw.mkdir(parents=True)
     (raw / "train-labels-idx1-ubyte").write_bytes(b"\x00\x00\x08\x01 interrupted copy")
     assert not fashion_mnist.fashionmnist_ready(root)
-    assert cu.data.datasets.prepare_fashionmnist(root, download=False) == root
+    assert fashion_mnist.prepare_fashionmnist(root, download=False) == root
     return root
 
 
@@ -307,11 +307,11 @@ def test_offline_switch_skips_the_download(tmp_path, monkeypatch, no_fashionmnis
     monkeypatch.setattr(socket, "create_connection", no_network)
     monkeypatch.setenv("COURSE_OFFLINE", "1")
     with pytest.raises(ConnectionError, match="COURSE_OFFLINE is set"):
-        cu.data.datasets.prepare_fashionmnist(tmp_path)
+        fashion_mnist.prepare_fashionmnist(tmp_path)
     with pytest.raises(FileNotFoundError, match="dataset-fashion-mnist"):
-        cu.data.datasets.prepare_fashionmnist(tmp_path, download=False)
+        fashion_mnist.prepare_fashionmnist(tmp_path, download=False)
     with pytest.raises(FileNotFoundError, match="lacks the Fashion-MNIST file"):
-        cu.data.datasets.prepare_fashionmnist(tmp_path, source=tmp_path)
+        fashion_mnist.prepare_fashionmnist(tmp_path, source=tmp_path)
     with pytest.warns(DatasetFallbackWarning, match="COURSE_OFFLINE"):
         cu.load_dataset("fashionmnist", root=tmp_path, verbose=False)
 
@@ -336,19 +336,19 @@ def _labelled(counts):
 def test_subset_is_stratified_seeded_and_checked():
     X_tr, y_tr = _labelled([50, 30, 20])
     X_te, y_te = _labelled([5, 5])
-    d = cu.data.datasets.Dataset("toy", X_tr, y_tr, X_te, y_te, ("a", "b", "c"))
-    s = cu.data.datasets.subset(d, train_size=11, seed=3)
+    d = cu.data.dataset.Dataset("toy", X_tr, y_tr, X_te, y_te, ("a", "b", "c"))
+    s = cu.data.dataset.subset(d, train_size=11, seed=3)
     assert s.y_train.bincount().tolist() == [6, 3, 2]  # 5.5, 3.3, 2.2: the largest remainder gets one more
     assert torch.equal(y_tr[s.X_train.flatten().long()], s.y_train)  # each image keeps its label
     assert len(set(s.X_train.flatten().tolist())) == 11 and s.X_test is X_te
-    assert torch.equal(cu.data.datasets.subset(d, 11, seed=3).X_train, s.X_train)
-    assert not torch.equal(cu.data.datasets.subset(d, 11, seed=4).X_train, s.X_train)
+    assert torch.equal(cu.data.dataset.subset(d, 11, seed=3).X_train, s.X_train)
+    assert not torch.equal(cu.data.dataset.subset(d, 11, seed=4).X_train, s.X_train)
     assert not torch.equal(s.y_train.sort().values, s.y_train)  # shuffled, not grouped by class
-    assert cu.data.datasets.subset(d, 1000, 1000) is d and cu.data.datasets.subset(d) is d
-    assert cu.data.datasets.subset(d, test_size=4).y_test.bincount().tolist() == [2, 2]
+    assert cu.data.dataset.subset(d, 1000, 1000) is d and cu.data.dataset.subset(d) is d
+    assert cu.data.dataset.subset(d, test_size=4).y_test.bincount().tolist() == [2, 2]
     for bad in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="train_size must be a positive integer"):
-            cu.data.datasets.subset(d, train_size=bad)
+            cu.data.dataset.subset(d, train_size=bad)
     with pytest.raises(ValueError, match="test_size must be a positive integer"):
         cu.load_dataset("digits", test_size=0)
 

@@ -126,7 +126,7 @@ def test_the_course_dataset_pickles_by_reference(png_root):
     (6, 100, (5,), [0, 1, 2, 4, 5, 6, 7]),
 ])
 def test_worker_counts_to_sweep_stop_at_the_cpus_plus_one_or_the_batches(cpus, batches, also, expected):
-    got = cu.data.datasets.worker_counts(cpus, batches, also=also)
+    got = cu.data.loaders.worker_counts(cpus, batches, also=also)
     assert got == expected
     assert got[0] == 0 and max(got) == min(cpus + 1, batches) and got == sorted(set(got))
 
@@ -136,11 +136,11 @@ def test_worker_counts_to_sweep_stop_at_the_cpus_plus_one_or_the_batches(cpus, b
                                  dict(cpus=2, batches_per_epoch=4, also=(-1,))])
 def test_worker_counts_refuses_impossible_sizes(bad):
     with pytest.raises(ValueError):
-        cu.data.datasets.worker_counts(**bad)
+        cu.data.loaders.worker_counts(**bad)
 
 
 def test_lesson_02_sweeps_the_library_counts_and_one_process_s_rule():
-    """The lesson sweeps cu.data.datasets.worker_counts, and its "4 × GPUs" counts the GPUs this process drives.
+    """The lesson sweeps cu.data.loaders.worker_counts, and its "4 × GPUs" counts the GPUs this process drives.
 
     Counting torch.cuda.device_count() gave 32 workers for one process on an 8-GPU node: each process
     of a multi-GPU run has its own loader, so the rule is 4 per process (one GPU each).

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 import course_utils as cu
-from course_utils.procs.launch import slurm_locally, torchrun_command
+from course_utils.procs.launch import torchrun_command
+from course_utils.procs.slurm import slurm_locally
 
 from clock import retried
 

@@ -1,6 +1,6 @@
 """Lesson 10's SLURM recipe, ``train.slurm``, submitted with a real ``sbatch`` to a real 2-node SLURM.
 
-The lesson checks the script with stand-ins for ``srun`` and ``scontrol`` (course_utils.procs.launch.slurm_locally).
+The lesson checks the script with stand-ins for ``srun`` and ``scontrol`` (course_utils.procs.slurm.slurm_locally).
 Here the solution notebook's own cell writes the recipe, unchanged, and it runs on tests/slurm_local.py's
 cluster of two slurmd on this machine (nodes ``127.0.0.1`` and ``127.0.0.2``): the real sbatch reads the
 ``#SBATCH`` lines, the real ``scontrol show hostnames`` gives ``$HEAD``, the real ``srun`` starts one torchrun

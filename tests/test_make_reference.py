@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from tools import make_reference as mr
+from tools import reference_lesson, reference_record, reference_setup
 
 from clock import retried
 
@@ -52,12 +53,12 @@ def test_a_lesson_past_its_limit_is_killed_with_what_it_started(tmp_path):
                 "g = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], start_new_session=True); "
                 f"open({str(pid_file)!r}, 'w').write(str(g.pid)); time.sleep(60)")
         t0 = time.perf_counter()
-        status, seconds = mr.run_with_limit([sys.executable, "-c", code], limit=3)
+        status, seconds = reference_lesson.run_with_limit([sys.executable, "-c", code], limit=3)
         return status, seconds, time.perf_counter() - t0, pid_file
 
     status, seconds, wall, pid_file = retried(
-        run, lambda r: r[0] is None and 3 <= r[1] < 3 + mr.GRACE_S + 1 and r[2] < 5)
-    assert status is None and 3 <= seconds < 3 + mr.GRACE_S + 1 and wall < 5
+        run, lambda r: r[0] is None and 3 <= r[1] < 3 + reference_lesson.GRACE_S + 1 and r[2] < 5)
+    assert status is None and 3 <= seconds < 3 + reference_lesson.GRACE_S + 1 and wall < 5
     grandchild = int(pid_file.read_text())
     time.sleep(0.5)
     try:
@@ -65,7 +66,7 @@ def test_a_lesson_past_its_limit_is_killed_with_what_it_started(tmp_path):
     except OSError:
         state = "gone"
     assert state in ("gone", "Z", "X"), f"the grandchild {grandchild} still runs (state {state})"
-    assert mr.run_with_limit([sys.executable, "-c", "pass"], limit=30)[0] == 0
+    assert reference_lesson.run_with_limit([sys.executable, "-c", "pass"], limit=30)[0] == 0
 
 
 def test_the_profiles_are_the_course_s():
@@ -81,8 +82,8 @@ def test_a_python_without_torch_is_told_so(monkeypatch, capsys):
 
 
 def test_environment_names_the_torch_stack(tmp_path):
-    assert any(line.startswith("torch==") for line in mr.stack_versions())
-    env = mr.environment({"device": "cpu", "cpu": "x", "cpu_count": 2}, "smoke",
+    assert any(line.startswith("torch==") for line in reference_record.stack_versions())
+    env = reference_record.environment({"device": "cpu", "cpu": "x", "cpu_count": 2}, "smoke",
                          [{"lesson": "00_measuring", "ok": True, "seconds": 1.0, "error": None}], 1.0, 480)
     assert env["profile"] == "smoke" and env["lessons"][0]["lesson"] == "00_measuring"
     assert {"machine", "record", "nvidia_smi", "packages", "git_commit", "total_seconds"} <= set(env)
@@ -108,16 +109,16 @@ class FakePip:
 
 def test_a_python_with_the_executor_installs_nothing():
     pip = FakePip()
-    assert mr.ensure_kernel(run=pip)["how"] == "present"  # this venv has nbclient & co.
+    assert reference_setup.ensure_kernel(run=pip)["how"] == "present"  # this venv has nbclient & co.
     assert pip.calls == []
 
 
 def test_offline_without_a_wheelhouse_refuses_and_runs_no_pip(monkeypatch, tmp_path):
-    monkeypatch.setattr(mr, "missing_modules", lambda names: list(names))
+    monkeypatch.setattr(reference_setup, "missing_modules", lambda names: list(names))
     monkeypatch.setenv("COURSE_OFFLINE", "1")
     pip = FakePip()
-    with pytest.raises(mr.SetupError, match="COURSE_OFFLINE is set.*make wheelhouse"):
-        mr.ensure_kernel(wheelhouse=tmp_path / "none", site=tmp_path / "site", run=pip)
+    with pytest.raises(reference_setup.SetupError, match="COURSE_OFFLINE is set.*make wheelhouse"):
+        reference_setup.ensure_kernel(wheelhouse=tmp_path / "none", site=tmp_path / "site", run=pip)
     assert pip.calls == []
 
 
@@ -129,7 +130,7 @@ def test_with_a_wheelhouse_pip_never_sees_a_registry(monkeypatch, tmp_path, offl
     wheelhouse.mkdir()
     (wheelhouse / "nbclient-0.11.0-py3-none-any.whl").write_bytes(b"")
     installed = []
-    monkeypatch.setattr(mr, "missing_modules", lambda names: [] if installed else list(names))
+    monkeypatch.setattr(reference_setup, "missing_modules", lambda names: [] if installed else list(names))
     monkeypatch.setenv("COURSE_OFFLINE", offline)
     monkeypatch.setenv("PIP_INDEX_URL", "https://registry.invalid/simple")
     monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "https://registry.invalid/more")
@@ -142,7 +143,7 @@ def test_with_a_wheelhouse_pip_never_sees_a_registry(monkeypatch, tmp_path, offl
             installed.append(cmd)
         return pip(cmd, env=env, **kw)
 
-    done = mr.ensure_kernel(wheelhouse=wheelhouse, site=tmp_path / "site", run=run)
+    done = reference_setup.ensure_kernel(wheelhouse=wheelhouse, site=tmp_path / "site", run=run)
     assert done["how"] == "installed" and done["packages"] == pip.plan
     assert len(pip.calls) == 2
     for cmd, env in pip.calls:
@@ -158,8 +159,9 @@ def test_with_a_wheelhouse_pip_never_sees_a_registry(monkeypatch, tmp_path, offl
 
 
 def test_make_reference_never_runs_apt_and_the_makefile_skips_the_venv_when_told(monkeypatch):
-    source = Path(mr.__file__).read_text()
-    assert '"apt-get"' not in source and "get_data" not in source
+    for module in (mr, reference_lesson, reference_record, reference_setup):
+        source = Path(module.__file__).read_text()
+        assert '"apt-get"' not in source and "get_data" not in source, module.__name__
     env = {k: v for k, v in os.environ.items() if k not in ("PY", "COURSE_OFFLINE", "MAKEFLAGS", "MAKELEVEL")}
     root = Path(mr.__file__).resolve().parents[1]
 
@@ -197,12 +199,12 @@ def test_carried_gz_files_are_found_through_a_relative_course_data(monkeypatch, 
     for name, (size, magic, count) in FILES.items():  # tiny stand-ins are rejected: the real headers and sizes
         with gzip.open(carried / f"{name}.gz", "wb", compresslevel=1) as f:
             f.write(magic.to_bytes(4, "big") + count.to_bytes(4, "big") + bytes(size - 8))
-    monkeypatch.setattr(mr, "ROOT", tmp_path)
-    monkeypatch.setattr(mr, "DATA_BUILD", tmp_path / "build" / "data")
+    monkeypatch.setattr(reference_setup, "ROOT", tmp_path)
+    monkeypatch.setattr(reference_setup, "DATA_BUILD", tmp_path / "build" / "data")
     monkeypatch.setenv("COURSE_DATA", "carried")
     monkeypatch.delenv("COURSE_DATASET", raising=False)
-    assert mr.data_folder() == carried
-    root, note = mr.ensure_fashionmnist()
+    assert reference_setup.data_folder() == carried
+    root, note = reference_setup.ensure_fashionmnist()
     assert root == tmp_path / "build" / "data" and "carried" in note
     assert sorted(p.name for p in carried.iterdir()) == sorted(f"{n}.gz" for n in FILES), "the carried folder grew"
 
@@ -292,7 +294,7 @@ def test_a_partial_run_keeps_what_finished(monkeypatch, tmp_path):
         skipped = [by.get(slug, {}).get("error") == "skipped: out of time"
                    for slug in ("97_good", "98_digits", "99_hangs", "99_late")]
         return (code == 1 and seconds < 8 and skipped == [False, False, False, True]
-                and limit <= by["99_hangs"]["seconds"] < limit + mr.GRACE_S + 1)
+                and limit <= by["99_hangs"]["seconds"] < limit + reference_lesson.GRACE_S + 1)
 
     code, seconds, out, archive = retried(run, in_time)
     assert code == 1 and seconds < 8
@@ -309,7 +311,7 @@ def test_a_partial_run_keeps_what_finished(monkeypatch, tmp_path):
     assert (folder / "failed" / "98_digits.smoke.json").exists() and not (folder / "98_digits.smoke.json").exists()
     # killed at its limit, not later; the cells it finished are kept (aside), with a note
     assert not by["99_hangs"]["ok"] and "killed" in by["99_hangs"]["error"]
-    assert limit <= by["99_hangs"]["seconds"] < limit + mr.GRACE_S + 1
+    assert limit <= by["99_hangs"]["seconds"] < limit + reference_lesson.GRACE_S + 1
     killed = nbformat.read(folder / "failed" / "99_hangs.ipynb", as_version=4)
     assert killed.cells[1].outputs[0]["text"] == "first cell done\n" and "killed" in killed.cells[-1].source
     assert (folder / "failed" / "99_hangs.smoke.json").exists()
@@ -321,6 +323,7 @@ def test_a_partial_run_keeps_what_finished(monkeypatch, tmp_path):
 
 
 @pytest.mark.slow  # a real Jupyter kernel executes a notebook
+@pytest.mark.notebooks
 @pytest.mark.clock  # the kernel must be up and the first cell done within 25 s: retried on a busy machine
 def test_the_real_child_writes_the_notebook_after_every_cell(tmp_path):
     # The real --run-one child (nbclient and a kernel): once the first cell has finished, the notebook
@@ -343,8 +346,8 @@ def test_the_real_child_writes_the_notebook_after_every_cell(tmp_path):
                 time.sleep(0.3)
             return executed, on_disk, proc.poll() is None
         finally:
-            tree = [*reversed(mr._descendants(proc.pid)), proc.pid]
-            mr._signal(tree, 9)
+            tree = [*reversed(reference_lesson._descendants(proc.pid)), proc.pid]
+            reference_lesson._signal(tree, 9)
             proc.wait()
 
     executed, on_disk, running = retried(run, lambda r: r[1])
@@ -358,9 +361,9 @@ def test_the_real_child_writes_the_notebook_after_every_cell(tmp_path):
 def test_the_watchdog_kills_at_the_limit_even_a_child_that_ignores_sigterm():
     code = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); "
             "time.sleep(60)")
-    status, seconds = retried(lambda s: mr.run_with_limit([sys.executable, "-c", code], limit=2),
-                              lambda r: r[0] is None and 2 <= r[1] < 2 + mr.GRACE_S + 1)
-    assert status is None and 2 <= seconds < 2 + mr.GRACE_S + 1
+    status, seconds = retried(lambda s: reference_lesson.run_with_limit([sys.executable, "-c", code], limit=2),
+                              lambda r: r[0] is None and 2 <= r[1] < 2 + reference_lesson.GRACE_S + 1)
+    assert status is None and 2 <= seconds < 2 + reference_lesson.GRACE_S + 1
 
 
 def test_the_gpu_window_script_parses_and_keeps_its_output_under_out(tmp_path):

@@ -3,4 +3,5 @@
 No verdicts and no clock-based statistics: what these count is the same on every run.
 """
 
-from . import graphs, memory, profiling, sync_rules, syncs  # noqa: F401  (``cu.counters.<module>.<name>`` always resolves)
+# ``cu.counters.<module>.<name>`` always resolves:
+from . import graphs, memory, profiling, sync_patches, sync_rules, syncs  # noqa: F401

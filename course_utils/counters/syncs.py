@@ -8,7 +8,8 @@ wait for. How it decides (the rules are in :mod:`course_utils.counters.sync_rule
 - A ``TorchDispatchMode`` sees the ATen operators, under ``no_grad`` and ``inference_mode`` too;
   what never reaches the dispatcher (``.tolist()``, ``print``, ``.numpy()``, ``.cpu()`` of a CPU
   tensor, ``torch.cuda.synchronize()``) is seen by wrapping those methods while a counter is
-  active, on its own thread only. A read counts once, however many operators it runs.
+  active, on its own thread only (:mod:`course_utils.counters.sync_patches`). A read counts once,
+  however many operators it runs.
 - A tensor on an accelerator always counts. A CPU tensor stands in for a device tensor unless
   the block touched an accelerator (a GPU loop: a CPU read waits for nothing) or ``device=``
   says otherwise. Host-held CPU tensors never count: the optimizers' step counters (Adam's and
@@ -30,7 +31,6 @@ and event waits), and warns for each of the reads a ``print`` makes, which count
 from __future__ import annotations
 
 import collections
-import contextlib
 import threading
 import warnings
 from collections.abc import Callable
@@ -42,13 +42,10 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.weak import WeakIdKeyDictionary
 
+from . import sync_patches
 from .sync_rules import LABELS, classify, host_held_optimizer_state, is_accelerator
 
 __all__ = ["CrossCheck", "SyncCounter", "count_syncs", "cross_check_cuda"]
-
-_ACTIVE: list[SyncCounter] = []
-_SAVED: dict[tuple[Any, str], Any] = {}
-_MISSING = object()
 
 
 class SyncCounter(TorchDispatchMode):
@@ -155,9 +152,7 @@ class SyncCounter(TorchDispatchMode):
         self._thread = threading.get_ident()
         self._hooks = [register_optimizer_step_pre_hook(self._pre_step),
                        register_optimizer_step_post_hook(self._post_step)]
-        if not _ACTIVE:
-            _install()
-        _ACTIVE.append(self)
+        sync_patches.activate(self)  # the reads the dispatcher never sees
         super().__enter__()
         return self
 
@@ -168,10 +163,7 @@ class SyncCounter(TorchDispatchMode):
             for h in self._hooks:
                 h.remove()
             self._hooks = []
-            if self in _ACTIVE:
-                _ACTIVE.remove(self)
-            if not _ACTIVE:
-                _uninstall()
+            sync_patches.deactivate(self)
 
 
 def _tensors(values: tuple | list) -> list[torch.Tensor]:
@@ -182,75 +174,6 @@ def _tensors(values: tuple | list) -> list[torch.Tensor]:
         elif isinstance(v, (tuple, list)):
             out.extend(x for x in v if isinstance(x, torch.Tensor))
     return out
-
-
-def _alias(t: torch.Tensor) -> torch.Tensor:
-    """A new tensor object on ``t``'s data, made outside no_grad/inference_mode so it behaves as ``t``."""
-    with contextlib.nullcontext() if t.is_inference() else torch.inference_mode(False), torch.enable_grad():
-        return t.view_as(t)
-
-
-# ---- reads the dispatcher never sees: wrapped while a counter is active ------------------------
-def _read(key: str, *, host_result: bool = False, device_wait: bool = False) -> Callable[[Any], Callable[..., Any]]:
-    """Wrap a method so that a call counts once, as ``key``, for each counter on this thread.
-
-    A ``torch.Tensor`` method is decided by its tensor; with ``device_wait``, a CUDA synchronize
-    call always counts. With ``host_result`` what it returns is host-held (``.cpu()``).
-    """
-
-    def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            here = [c for c in _ACTIVE if c._thread == threading.get_ident() and c._depth == 0]
-            kinds = ["device" if device_wait else c._kind(args[0]) for c in here]
-            for c in here:
-                c._depth += 1
-            try:
-                out = original(*args, **kwargs)
-            finally:
-                for c in here:
-                    c._depth -= 1
-            for c, kind in zip(here, kinds):
-                c._saw_accelerator |= device_wait
-                c._record(key, kind)
-            if host_result and here and isinstance(out, torch.Tensor):
-                out = _alias(out) if out is args[0] else out  # .cpu() of a CPU tensor: mark a copy
-                for c in here:
-                    c._host[out] = True
-            return out
-
-        call.__wrapped__ = original  # type: ignore[attr-defined]
-        return call
-
-    return wrap
-
-
-_TENSOR_READS = {
-    "item": _read("item"), "tolist": _read("tolist"), "__bool__": _read("bool"), "__float__": _read("float"),
-    "__int__": _read("int"), "__index__": _read("index"), "__repr__": _read("print"), "__format__": _read("print"),
-    "numpy": _read("numpy", host_result=True), "cpu": _read("cpu", host_result=True),
-}
-
-
-def _targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
-    return [(torch.Tensor, name, w) for name, w in _TENSOR_READS.items()] + [
-        (torch.cuda, "synchronize", _read("cuda_synchronize", device_wait=True)),
-        (torch.cuda.Event, "synchronize", _read("event_synchronize", device_wait=True)),
-        (torch.cuda.Stream, "synchronize", _read("stream_synchronize", device_wait=True))]
-
-
-def _install() -> None:
-    for owner, name, wrap in _targets():
-        _SAVED[owner, name] = owner.__dict__.get(name, _MISSING)
-        setattr(owner, name, wrap(getattr(owner, name)))
-
-
-def _uninstall() -> None:
-    for (owner, name), saved in _SAVED.items():
-        if saved is _MISSING:
-            delattr(owner, name)
-        else:
-            setattr(owner, name, saved)
-    _SAVED.clear()
 
 
 def count_syncs(device: torch.device | str | None = None) -> SyncCounter:

@@ -1,97 +1,42 @@
-"""Datasets in memory: Fashion-MNIST offline first, a fallback that always works, subsets per profile.
+"""The course's named datasets: :func:`load_dataset`, Fashion-MNIST offline first, and a fallback that always works.
 
 - ``fashionmnist``: Fashion-MNIST (70,000 real 28×28 images, 10 classes), the course's main
   dataset, read by torchvision's own ``FashionMNIST`` class from the original idx files. They
   come from the cache, else Debian's package ``dataset-fashion-mnist``, else torchvision's
   download (see :mod:`course_utils.data.fashion_mnist`; ``make data`` prepares them once).
 - ``digits``: scikit-learn's bundled handwritten digits (1,797 real 8×8 images, no download).
-- ``cifar10``: CIFAR-10 (60,000 32×32 colour images), read from its on-disk python format,
-  downloaded through torchvision into a cache folder when missing (:func:`fetch_cifar10`: not with
-  ``COURSE_OFFLINE=1``, nor when its host does not answer within seconds; reads time out).
+- ``cifar10``: CIFAR-10 (60,000 32×32 colour images), from :mod:`course_utils.data.cifar10`.
 
 When a real dataset cannot be had, :func:`load_dataset` falls back to ``digits`` with a printed
 warning that names the dataset actually used, never silently; ``COURSE_DATASET=digits`` forces
 that path (printed the same way), the one a learner offline or without the files meets. Tensors
-are float32 in [0, 1], shape ``(N, C, H, W)``. ``train_size``/``test_size`` take a
-class-stratified subset with a fixed seed (:func:`subset`), so a lesson can use a few thousand
-images in the smoke profile and all of them on a GPU. Image files on disk:
-:mod:`course_utils.data.image_files` (re-exported here).
+are float32 in [0, 1], shape ``(N, C, H, W)``, in a :class:`~course_utils.data.dataset.Dataset`;
+``train_size``/``test_size`` take a class-stratified subset with a fixed seed
+(:func:`~course_utils.data.dataset.subset`). Batches and worker counts: :mod:`course_utils.data.loaders`;
+image files on disk: :mod:`course_utils.data.image_files`.
 """
 
 from __future__ import annotations
 
 import os
-import pickle
-import socket
 import warnings
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import torch
 
-from .fashion_mnist import DOWNLOAD_TIMEOUT_S, MIRROR_TIMEOUT_S, cache_dir, prepare_fashionmnist, raw_folder, unreachable
-from .image_files import image_folder, write_image_folder
+from .cifar10 import fetch_cifar10, read_cifar10
+from .dataset import Dataset, check_size, subset
+from .fashion_mnist import cache_dir, prepare_fashionmnist, raw_folder
 
-__all__ = [
-    "DATASETS",
-    "Dataset",
-    "DatasetFallbackWarning",
-    "batches",
-    "cache_dir",
-    "cifar10_unavailable",
-    "fetch_cifar10",
-    "image_folder",
-    "load_dataset",
-    "prepare_fashionmnist",
-    "subset",
-    "synthetic",
-    "worker_counts",
-    "write_image_folder",
-]
+__all__ = ["DATASETS", "FORCE_ENV", "DatasetFallbackWarning", "forced_dataset", "load_dataset"]
 
 DATASETS: tuple[str, ...] = ("digits", "cifar10", "fashionmnist")
-CIFAR10_FOLDER = "cifar-10-batches-py"
-CIFAR10_CLASSES = ("airplane", "automobile", "bird", "cat", "deer",
-                   "dog", "frog", "horse", "ship", "truck")
 FASHIONMNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                         "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot")
 
 
 class DatasetFallbackWarning(UserWarning):
     """A real dataset could not be loaded and the offline default is used instead."""
-
-
-@dataclass
-class Dataset:
-    """A dataset held in memory as tensors, with a train/test split."""
-
-    name: str
-    X_train: torch.Tensor
-    y_train: torch.Tensor
-    X_test: torch.Tensor
-    y_test: torch.Tensor
-    classes: tuple[str, ...]
-
-    @property
-    def num_classes(self) -> int:
-        """Number of classes."""
-        return len(self.classes)
-
-    @property
-    def input_shape(self) -> tuple[int, ...]:
-        """Shape of one example, ``(C, H, W)``."""
-        return tuple(self.X_train.shape[1:])
-
-    def to(self, device: torch.device | str) -> Dataset:
-        """Return the dataset with all tensors on ``device`` (small datasets live on the GPU)."""
-        return Dataset(self.name, self.X_train.to(device), self.y_train.to(device),
-                       self.X_test.to(device), self.y_test.to(device), self.classes)
-
-    def __str__(self) -> str:
-        return (f"{self.name}: {len(self.X_train)} train / {len(self.X_test)} test examples of shape "
-                f"{self.input_shape}, {self.num_classes} classes")
 
 
 def _split(X: torch.Tensor, y: torch.Tensor, test_fraction: float, seed: int) -> tuple[torch.Tensor, ...]:
@@ -148,76 +93,6 @@ def _resize(data: Dataset, image_size: int | None) -> Dataset:
                                                align_corners=False).clamp_(0.0, 1.0)
 
     return Dataset(data.name, resize(data.X_train), data.y_train, resize(data.X_test), data.y_test, data.classes)
-
-
-def _read_cifar10_batch(path: Path) -> tuple[np.ndarray, np.ndarray]:
-    with open(path, "rb") as f:
-        entry = pickle.load(f, encoding="latin1")
-    data = np.asarray(entry["data"], dtype=np.uint8).reshape(-1, 3, 32, 32)
-    labels = np.asarray(entry.get("labels", entry.get("fine_labels")), dtype=np.int64)
-    return data, labels
-
-
-def read_cifar10(root: Path) -> Dataset:
-    """Read CIFAR-10 from its python on-disk format (``root/cifar-10-batches-py/``)."""
-    folder = Path(root) / CIFAR10_FOLDER
-    train = [_read_cifar10_batch(folder / f"data_batch_{i}") for i in range(1, 6)]
-    X_te, y_te = _read_cifar10_batch(folder / "test_batch")
-    classes = CIFAR10_CLASSES
-    meta = folder / "batches.meta"
-    if meta.exists():
-        with open(meta, "rb") as f:
-            classes = tuple(pickle.load(f, encoding="latin1")["label_names"])
-    X_tr = np.concatenate([x for x, _ in train])
-    y_tr = np.concatenate([y for _, y in train])
-
-    def to_float(a: np.ndarray) -> torch.Tensor:
-        return torch.from_numpy(a).float().div_(255.0)
-
-    return Dataset("cifar10", to_float(X_tr), torch.from_numpy(y_tr), to_float(X_te),
-                   torch.from_numpy(y_te), classes)
-
-
-def cifar10_unavailable(root: str | Path | None = None) -> str | None:
-    """None when CIFAR-10 is on disk in ``root`` or its download host answers, else why not (one line).
-
-    Offline (``COURSE_OFFLINE=1``) the network is not touched; otherwise the host gets
-    ``MIRROR_TIMEOUT_S`` seconds to accept a connection (the lookup included).
-    """
-    root = Path(root) if root is not None else cache_dir()
-    if (root / CIFAR10_FOLDER / "test_batch").exists():
-        return None
-    if os.environ.get("COURSE_OFFLINE", "").strip() not in ("", "0"):
-        return "COURSE_OFFLINE is set"
-    from torchvision.datasets import CIFAR10
-
-    return unreachable(CIFAR10.url, MIRROR_TIMEOUT_S)
-
-
-def fetch_cifar10(root: str | Path | None = None) -> Path:
-    """Put CIFAR-10's files in ``root`` (:func:`cache_dir` when None): kept, else torchvision's download.
-
-    The download runs only when :func:`cifar10_unavailable` finds no reason against it, and every
-    network read gives up after ``DOWNLOAD_TIMEOUT_S`` seconds (torchvision sets no timeout).
-
-    Raises:
-        ConnectionError: offline (``COURSE_OFFLINE=1``) or the host did not answer: nothing downloaded.
-        OSError, RuntimeError: the download failed (torchvision's message says why).
-    """
-    root = Path(root) if root is not None else cache_dir()
-    why = cifar10_unavailable(root)
-    if why is not None:
-        raise ConnectionError(f"no download: {why}")
-    if not (root / CIFAR10_FOLDER / "test_batch").exists():
-        from torchvision.datasets import CIFAR10
-
-        previous = socket.getdefaulttimeout()
-        socket.setdefaulttimeout(DOWNLOAD_TIMEOUT_S)
-        try:
-            CIFAR10(root=str(root), train=True, download=True)  # downloads and extracts the archive
-        finally:
-            socket.setdefaulttimeout(previous)
-    return root
 
 
 def _cifar10(root: Path, verbose: bool = False) -> Dataset:
@@ -294,16 +169,18 @@ def load_dataset(name: str = "digits", *, root: str | Path | None = None,
     ``load_dataset("fashionmnist", train_size=2000, test_size=1000)`` gives 2,000 training and
     1,000 test images of Fashion-MNIST, each class in its proportion, the same ones on every call
     with the same ``seed``; without sizes, all 60,000 / 10,000. The first call on a machine copies
-    the files into the cache (see :func:`prepare_fashionmnist`); later calls read the cache.
+    the files into the cache (see :func:`~course_utils.data.fashion_mnist.prepare_fashionmnist`);
+    later calls read the cache.
 
     Args:
         name: one of :data:`DATASETS`.
-        root: data folder; :func:`cache_dir` when omitted.
+        root: data folder; :func:`~course_utils.data.fashion_mnist.cache_dir` when omitted.
         image_size: resize the images to ``image_size``×``image_size`` (bilinear), e.g. digits to
             16 or 28 for conv nets. When ``fashionmnist`` falls back to digits, they are resized to
             28×28 unless ``image_size`` says otherwise, so the input shape stays the same.
         verbose: print which dataset was loaded, its sizes, and where files were copied from.
-        train_size: keep this many training examples (:func:`subset`); all when None or larger.
+        train_size: keep this many training examples (:func:`~course_utils.data.dataset.subset`);
+            all when None or larger.
         test_size: keep this many test examples; all when None or larger.
         seed: which subset (the same seed gives the same examples).
 
@@ -319,7 +196,7 @@ def load_dataset(name: str = "digits", *, root: str | Path | None = None,
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}")
     for arg, value in (("train_size", train_size), ("test_size", test_size), ("image_size", image_size)):
-        _check_size(arg, value)
+        check_size(arg, value)
     root = Path(root) if root is not None else cache_dir()
     if name == "digits":
         data = _digits(root)
@@ -349,132 +226,3 @@ def _as_float(data: Dataset) -> Dataset:
         return data
     return Dataset(data.name, data.X_train.float().div_(255.0), data.y_train,
                    data.X_test.float().div_(255.0), data.y_test, data.classes)
-
-
-def _check_size(arg: str, value: object) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{arg} must be a positive integer or None, got {value!r}")
-
-
-def _stratified(y: torch.Tensor, size: int | None, seed: int) -> torch.Tensor | None:
-    """Indices of ``size`` examples, each class in its proportion, in a seeded random order."""
-    n = len(y)
-    if size is None or size >= n:
-        return None
-    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
-    y_perm = y.cpu()[order]
-    labels, counts = torch.unique(y_perm, return_counts=True)
-    exact = counts.double() * size / n
-    quota = exact.floor().long()
-    extra = size - int(quota.sum())  # largest remainders get one more (ties: lower label first)
-    quota[torch.argsort(exact - quota, descending=True, stable=True)[:extra]] += 1
-    keep = torch.zeros(n, dtype=torch.bool)
-    for label, q in zip(labels.tolist(), quota.tolist()):
-        keep[(y_perm == label).nonzero().flatten()[:q]] = True
-    return order[keep]
-
-
-def subset(data: Dataset, train_size: int | None = None, test_size: int | None = None, *,
-           seed: int = 0) -> Dataset:
-    """A class-stratified random subset of each split, the same for the same ``seed``.
-
-    Each class keeps its share of the split (rounded by largest remainder), the examples within a
-    class are drawn at random, and the kept examples come in a random order.
-
-    Args:
-        data: the dataset.
-        train_size: training examples to keep; all when None or at least the split's size.
-        test_size: test examples to keep; all when None or at least the split's size.
-        seed: seeds the draw; the test split uses ``seed + 1``.
-
-    Returns:
-        A new :class:`Dataset` (``data`` itself when nothing is cut).
-
-    Raises:
-        ValueError: a size is not a positive integer.
-    """
-    _check_size("train_size", train_size)
-    _check_size("test_size", test_size)
-    tr = _stratified(data.y_train, train_size, seed)
-    te = _stratified(data.y_test, test_size, seed + 1)
-    if tr is None and te is None:
-        return data
-
-    def pick(X: torch.Tensor, y: torch.Tensor, idx: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
-        if idx is None:
-            return X, y
-        idx = idx.to(X.device)
-        return X[idx], y[idx]
-
-    X_tr, y_tr = pick(data.X_train, data.y_train, tr)
-    X_te, y_te = pick(data.X_test, data.y_test, te)
-    return Dataset(data.name, X_tr, y_tr, X_te, y_te, data.classes)
-
-
-def synthetic(n: int, shape: tuple[int, ...], num_classes: int = 10, *, seed: int = 0,
-              device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
-    """Random inputs and labels for pure timing, where what is learned does not matter."""
-    g = torch.Generator().manual_seed(seed)
-    X = torch.randn((n, *shape), generator=g)
-    y = torch.randint(0, num_classes, (n,), generator=g)
-    return X.to(device), y.to(device)
-
-
-def worker_counts(cpus: int, batches_per_epoch: int, *, also: Iterable[int] = ()) -> list[int]:
-    """The ``num_workers`` values worth sweeping: 0, 1, 2, 4 … up to ``min(cpus + 1, batches_per_epoch)``.
-
-    A worker makes whole batches, so an epoch of B batches keeps at most B workers busy, and
-    workers beyond the CPUs the process may use only take turns (one past them shows that). The
-    counts are 0, the powers of two below the cap, ``cpus`` and the cap itself, each at most the
-    cap. ``also`` adds counts to check (a rule of thumb such as 4 per GPU the process drives);
-    those above the cap are left out, since they could only sit idle or take turns.
-
-    ``worker_counts(2, 24)`` is ``[0, 1, 2, 3]``; ``worker_counts(16, 16)`` is
-    ``[0, 1, 2, 4, 8, 16]``; ``worker_counts(8, 1)`` is ``[0, 1]``.
-
-    Args:
-        cpus: CPUs this process may use (``os.sched_getaffinity``, not ``os.cpu_count()``).
-        batches_per_epoch: ``len(loader)`` for one epoch.
-        also: further counts to include when they are within the cap.
-
-    Returns:
-        Sorted distinct counts, 0 first.
-
-    Raises:
-        ValueError: ``cpus`` or ``batches_per_epoch`` below 1, or a negative count in ``also``.
-    """
-    for name, value in (("cpus", cpus), ("batches_per_epoch", batches_per_epoch)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-    extra = [int(n) for n in also]
-    if any(n < 0 for n in extra):
-        raise ValueError(f"worker counts cannot be negative, got {extra}")
-    cap = min(int(cpus) + 1, int(batches_per_epoch))
-    counts = {0, cap, min(int(cpus), cap)} | {2**k for k in range(cap.bit_length()) if 2**k <= cap}
-    return sorted(counts | {n for n in extra if n <= cap})
-
-
-def batches(X: torch.Tensor, y: torch.Tensor, batch_size: int, *, shuffle: bool = True,
-            seed: int = 0, drop_last: bool = True) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
-    """Yield ``(X, y)`` mini-batches of in-memory tensors forever, one epoch after another.
-
-    Data already on the device need no DataLoader (the CIFAR-10 speed-runs do the same).
-    """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    n = len(X)
-    if drop_last and batch_size > n:
-        raise ValueError(f"batch_size {batch_size} is larger than the dataset ({n} examples)")
-    g = torch.Generator().manual_seed(seed)
-    while True:
-        idx = torch.randperm(n, generator=g) if shuffle else torch.arange(n)
-        if X.device.type == "cuda":  # a pinned copy does not wait: no sync once per epoch
-            idx = idx.pin_memory().to(X.device, non_blocking=True)
-        else:
-            idx = idx.to(X.device)
-        stop = n - n % batch_size if drop_last else n
-        for i in range(0, stop, batch_size):
-            j = idx[i:i + batch_size]
-            yield X[j], y[j]

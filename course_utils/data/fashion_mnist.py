@@ -49,7 +49,8 @@ DOWNLOAD_TIMEOUT_S = 60.0  # any one network read during the download
 def cache_dir() -> Path:
     """Folder where datasets are cached: ``$COURSE_DATA`` or ``~/.cache/course_data``.
 
-    It lives here, the lower of the two data modules; :mod:`course_utils.data.datasets` re-exports it.
+    It lives here, the lowest of the data modules (:mod:`course_utils.data.datasets` and
+    :mod:`course_utils.data.cifar10` read it).
     """
     return Path(os.environ.get("COURSE_DATA", Path.home() / ".cache" / "course_data"))
 

@@ -8,11 +8,12 @@ files) is written last, so a reader never opens a half-written file, an interrup
 on the next call, and two processes writing the same folder leave it complete. Only the classes
 that have images get a folder, and :func:`image_folder` labels each image by the manifest's class
 list, so a small subset that misses some classes still reads back with its original labels.
-Re-exported by :mod:`course_utils.data.datasets`.
+Lessons reach them as ``cu.image_folder`` and ``cu.write_image_folder``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -112,7 +113,7 @@ def write_image_folder(X: torch.Tensor, y: torch.Tensor, root: str | Path, *,
     hwc = pixels.permute(0, 2, 3, 1).numpy()
     for i, rel in enumerate(files):
         img = Image.fromarray(hwc[i, :, :, 0] if hwc.shape[3] == 1 else hwc[i])  # 2-D uint8: mode "L"
-        _replace_atomically(lambda p, img=img: img.save(p, format="PNG"), root / rel)
+        _replace_atomically(functools.partial(img.save, format="PNG"), root / rel)
     if old is not None:  # files of an earlier, different write would otherwise stay visible
         for rel in set(old["files"]) - set(files):
             (root / rel).unlink(missing_ok=True)

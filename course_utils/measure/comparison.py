@@ -1,9 +1,11 @@
-"""What a timing comparison found: :class:`Comparison`, and the words and numbers it prints.
+"""What a timing comparison found: :class:`Comparison`, and the sentence that says it (:meth:`Comparison.summary`).
 
 :func:`~course_utils.measure.compare.compare` and :func:`~course_utils.measure.sweep.sweep` measure (the clock);
 :func:`~course_utils.measure.analysis.analyze` turns the per-round times into a :class:`Comparison` (no
 clock): per round the speed-up A/B of the baseline over the trick, and A/A′ of the baseline's
-two copies as the control, a bias check at 99 %.
+two copies as the control, a bias check at 99 %. Its table and the number formats every verdict
+shares are in :mod:`course_utils.measure.formatting`; sentences built from its numbers in
+:mod:`course_utils.measure.wording`.
 """
 
 from __future__ import annotations
@@ -14,31 +16,11 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..units import format_seconds
-from . import forcing, wording
+from . import forcing, formatting, wording
+from .formatting import decimals, format_level, format_times
 from .stats import CONTROL_FAILED, FASTER, SLOWER, verdict
 
-__all__ = ["Comparison", "format_level", "interval_label", "total_warning"]
-
-
-def format_level(level: float) -> str:
-    """A coverage level as printed: "95 %", "99.75 %" (no rounding up to a false 100 %)."""
-    return f"{level * 100:.4g} %"
-
-
-def interval_label(level: float, coverage: float, *, rounds_word: str = "rounds",
-                   family: tuple[int, float | None] = (1, None)) -> str:
-    """How the interval of a comparison is described wherever it is shown.
-
-    ``family`` = ``(rows, table level)`` for one row of a table whose intervals hold together.
-    """
-    text = (f"distribution-free {format_level(level)} interval for the median ratio, for independent "
-            f"{rounds_word} (order statistics; covers {coverage * 100:.2f} %)")
-    rows, table = family
-    if rows > 1 and table is not None:
-        text += (f"; one of {rows} rows whose intervals hold together with at least {format_level(table)}: "
-                 f"at most a {format_level(1 - table)} chance that any row's verdict is false")
-    return text
+__all__ = ["Comparison", "total_warning"]
 
 
 #: The ratio of total times is flagged only when it lies this far beyond the interval's nearer end:
@@ -53,27 +35,6 @@ def total_warning(total: float, ci: tuple[float, float]) -> list[str]:
     return [f"the ratio of total times ({total:.3f}×) lies well outside the interval of the median ratio: "
             "some rounds stalled, and the median hides them"]
 
-
-def _digits(*values: float) -> int:
-    """Decimals that keep printed values apart and off 1.00 when they are not 1 (2 to 4)."""
-    vals = [v for v in values if math.isfinite(v)]
-    for d in (2, 3, 4):
-        shown = {v: f"{v:.{d}f}" for v in [*vals, 1.0]}
-        if len(set(shown.values())) == len(shown):  # different values print differently, none as 1 but 1
-            return d
-    return 4
-
-
-def _ratio(x: float) -> str:
-    """A ratio for the table: 3 decimals, or 3 significant digits below 0.01 (a compile: 6.12e-05)."""
-    return f"{x:.3g}" if 0 < x < 0.01 else f"{x:.3f}"
-
-
-def _times(x: float, d: int = 2) -> str:
-    """How many times the time: 1.39×, 16,400× (no false decimals on a huge ratio); ``d`` decimals below 100."""
-    if not math.isfinite(x):
-        return "∞×" if x > 0 else "n/a"
-    return f"{x:,.3g}×".replace("e+0", "e") if x >= 1e6 else (f"{x:,.0f}×" if x >= 100 else f"{x:.{d}f}×")
 
 @dataclass(repr=False)
 class Comparison:
@@ -153,6 +114,10 @@ class Comparison:
         """``"1.13× [1.05, 1.20] (faster)"``: speed-up, interval and verdict, with digits enough."""
         return wording.ratio_text(self)
 
+    def span(self) -> str:
+        """``"1.13× [1.05, 1.20]"``: the speed-up and its interval, :meth:`ratio_text` without the verdict."""
+        return wording.ratio_text(self).rsplit(" (", 1)[0]
+
     def medians_text(self) -> str:
         """Each arm's own median, said not to be the comparison (:func:`~course_utils.measure.wording.medians_text`)."""
         return wording.medians_text(self)
@@ -181,12 +146,12 @@ class Comparison:
         lo, hi = self.ci
         ci = f"{format_level(self.level)} interval"
         if self.verdict == FASTER:
-            d = _digits(self.speedup, lo, hi)
+            d = decimals(self.speedup, lo, hi)
             text = f"{trick} is {self.speedup:.{d}f}× faster than {base} ({ci} {lo:.{d}f}–{hi:.{d}f}×)."
         elif self.verdict == SLOWER:
-            d = _digits(self.time_ratio, 1 / hi, 1 / lo)
-            text = (f"{trick} is slower: it takes {_times(self.time_ratio, d)} the time of {base} "
-                    f"({ci} {_times(1 / hi, d)[:-1]}–{_times(1 / lo, d)}).")
+            d = decimals(self.time_ratio, 1 / hi, 1 / lo)
+            text = (f"{trick} is slower: it takes {format_times(self.time_ratio, d)} the time of {base} "
+                    f"({ci} {format_times(1 / hi, d)[:-1]}–{format_times(1 / lo, d)}).")
         elif self.verdict == CONTROL_FAILED and self.carry_failed and self.aa_ci[0] <= 1.0 <= self.aa_ci[1]:
             co_lo, co_hi = self.carry_over_ci  # type: ignore[misc]
             text = (f"Control failed: carry-over. The baseline's blocks right after {trick} took "
@@ -201,19 +166,19 @@ class Comparison:
                     f"drift effect that would bias this comparison ({trick} vs {base} measured "
                     f"{self.speedup:.2f}× [{lo:.2f}, {hi:.2f}]). Run it again on a quieter machine.")
         elif self.verdict.startswith("not resolvable with") and self.speedup < 1:  # too few rounds, slower
-            text = (f"{self.verdict.capitalize()}: {trick} took {_times(self.time_ratio)} the time of {base} "
-                    f"(range {_times(1 / hi)}–{_times(1 / lo)} over {self._n_rounds}), too few for "
+            text = (f"{self.verdict.capitalize()}: {trick} took {format_times(self.time_ratio)} the time of {base} "
+                    f"(range {format_times(1 / hi)}–{format_times(1 / lo)} over {self._n_rounds}), too few for "
                     "an interval.")
         elif self.verdict.startswith("not resolvable with"):  # too few rounds for any interval
             text = (f"{self.verdict.capitalize()}: {trick} vs {base} measured {self.speedup:.2f}× (range "
                     f"{lo:.2f}–{hi:.2f}× over {self._n_rounds}), too few for an interval.")
         elif self.min_effect != 1.0 and (lo > 1.0 or hi < 1.0):
-            d = _digits(self.speedup, lo, hi)
+            d = decimals(self.speedup, lo, hi)
             text = (f"Not resolvable beyond the declared minimum {self.min_effect:g}×: {trick} vs {base} measured "
                     f"{self.speedup:.{d}f}× [{lo:.{d}f}, {hi:.{d}f}], an interval that excludes 1 but lies "
                     f"within the declared minimum: a difference smaller than the one declared worth a verdict.")
         else:
-            d = _digits(self.speedup, lo, hi)
+            d = decimals(self.speedup, lo, hi)
             edge = "" if self.min_effect == 1.0 else f" beyond the declared minimum {self.min_effect:g}×"
             text = (f"Not resolvable on this hardware: {trick} vs {base} measured {self.speedup:.{d}f}× "
                     f"[{lo:.{d}f}, {hi:.{d}f}], an interval that does not exclude 1{edge}.")
@@ -224,39 +189,9 @@ class Comparison:
                      f"{self.first_run.speedup:.2f}× there.)")
         return text
 
-    def _rows(self) -> list[tuple[str, str, str, str]]:
-        return [(name, format_seconds(t), f"{cv * 100:.1f} %", "–" if math.isnan(f) else format_seconds(f))
-                for name, t, cv, f in zip(self.names, self.median_s, self.cv, self.first_call_s)]
-
-    def _footer(self) -> str:
-        threads = f"{self.num_threads} thread{'s' if self.num_threads != 1 else ''}"
-        calls = self.calls_per_round if self.trick_calls_per_round in (None, self.calls_per_round) \
-            else f"{self.calls_per_round} / {self.trick_calls_per_round}"
-        how = self.method or (f"interleaved rounds (random Latin-square orders, one untimed call "
-                              f"before each block) × {calls} call(s) per arm, {threads}")
-        aa = "" if math.isnan(self.aa_coverage) else f"; A/A control: {self.aa_coverage * 100:.1f} % interval"
-        carry = "" if self.carry_over is None or self.carry_over_ci is None else (
-            f"; carry-over (baseline blocks after the trick / the others) {self.carry_over:.3f}× "
-            f"[{self.carry_over_ci[0]:.3f}, {self.carry_over_ci[1]:.3f}] at 99 %")
-        return (f"{self.rounds} {how}, {self.device}; speed-up = median of per-round baseline/trick ratios "
-                f"(A/B; the baseline's copy A′ serves the A/A control), not the quotient of the arms' own "
-                f"medians; {self.interval}{aa}{carry}")
-
     def lines(self) -> list[str]:
-        """The printed table, line by line."""
-        width = max(len(n) for n in self.names) + 2
-        out = [f"{'arm':<{width}}{'own median':>14}{'spread (CV)':>14}{'first call':>14}"]
-        out += [f"{n:<{width}}{t:>14}{cv:>14}{f:>14}" for n, t, cv, f in self._rows()]
-        out += [
-            f"speed-up      {_ratio(self.speedup)}× [{_ratio(self.ci[0])}, {_ratio(self.ci[1])}]"
-            f"   (ratio of total times {_ratio(self.total_ratio)}×)",
-            f"A/A control   {self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}]",
-            f"verdict       {self.verdict}",
-            self.summary(),
-            *(f"warning: {w}" for w in self.warnings),
-            self._footer(),
-        ]
-        return out
+        """The printed table, line by line (:func:`~course_utils.measure.formatting.table_lines`)."""
+        return formatting.table_lines(self)
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -265,17 +200,7 @@ class Comparison:
         return str(self)
 
     def _repr_html_(self) -> str:
-        rows = "".join(f"<tr><td>{n}</td><td>{t}</td><td>{cv}</td><td>{f}</td></tr>"
-                       for n, t, cv, f in self._rows())
-        warn = "".join(f"<p>⚠ {w}</p>" for w in self.warnings)
-        return (
-            "<table><thead><tr><th>arm</th><th>own median</th><th>spread (CV)</th>"
-            f"<th>first call</th></tr></thead><tbody>{rows}</tbody></table>"
-            f"<p><b>speed-up</b> {self.speedup:.3f}× [{self.ci[0]:.3f}, {self.ci[1]:.3f}] "
-            f"(ratio of total times {self.total_ratio:.3f}×) · "
-            f"<b>A/A control</b> {self.aa_speedup:.3f}× [{self.aa_ci[0]:.3f}, {self.aa_ci[1]:.3f}] · "
-            f"<b>verdict</b> {self.verdict}</p><p>{self.summary()}</p>{warn}<p><small>{self._footer()}</small></p>"
-        )
+        return formatting.table_html(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the comparison as a JSON-serialisable dict (``kind`` = ``"comparison"``)."""
