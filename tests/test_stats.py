@@ -310,7 +310,9 @@ def test_a_carry_over_that_outlasts_the_untimed_call_is_flagged():
     import torch
 
     from course_utils.measure.engine import _compare_all
+    from course_utils.measure.options import TimingOptions
 
+    opts = TimingOptions(budget=1.0, device=torch.device("cpu"))
     rng = np.random.default_rng(5)
     fns = {"base": None, "trick": None}
     for carry, lo, hi in ((0.05, 0.80, 1.0), (0.0, 0.0, 0.03)):
@@ -318,8 +320,7 @@ def test_a_carry_over_that_outlasts_the_untimed_call_is_flagged():
         runs = 300
         for i in range(runs):
             m = _whole_block_carry(60, carry, 0.02, rng, i)
-            c = _compare_all(m, fns, {"base": "base", "trick": "trick"}, "base", None, "", 0.95, 1.0,
-                             torch.device("cpu"))["trick"]
+            c = _compare_all(m, fns, {"base": "base", "trick": "trick"}, "base", opts)["trick"]
             flagged += any("leaves something behind" in w for w in c.warnings)
             if c.carry_failed and c.verdict == CONTROL_FAILED:
                 last_failed = c
@@ -351,12 +352,13 @@ def test_an_arm_that_does_nothing_is_named():
     import torch
 
     from course_utils.measure.engine import CONTROL_KEY, Measured, _compare_all
+    from course_utils.measure.options import TimingOptions
 
     times = {"base": [1e-8] * 6, CONTROL_KEY: [1e-8] * 6, "f": [1e-4] * 6}
     m = Measured(times=times, first_call_s=dict.fromkeys(times, 0.0), calls=dict.fromkeys(times, 1), num_threads=1,
                  overhead_s=dict.fromkeys(times, 0.0))
-    c = _compare_all(m, {"base": None, "f": None}, {"base": "lambda: None", "f": "f"}, "base", None, "", 0.95, 1.0,
-                     torch.device("cpu"))["f"]
+    c = _compare_all(m, {"base": None, "f": None}, {"base": "lambda: None", "f": "f"}, "base",
+                     TimingOptions(budget=1.0, device=torch.device("cpu")))["f"]
     assert any(w.startswith("lambda: None takes under 0.5 µs a call") for w in c.warnings), c.warnings
 
 

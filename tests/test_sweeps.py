@@ -47,7 +47,9 @@ def test_a_sweep_of_null_arms_calls_any_of_them_faster_or_slower_at_most_five_pe
     import numpy as np
 
     from course_utils.measure.engine import CONTROL_KEY, Measured, _compare_all
+    from course_utils.measure.options import TimingOptions
 
+    opts = TimingOptions(budget=1.0, device=torch.device("cpu"))
     rng = np.random.default_rng(8)
     arms = [f"x{i}" for i in range(8)]
     fns = {"base": None, **{a: None for a in arms}}
@@ -57,7 +59,7 @@ def test_a_sweep_of_null_arms_calls_any_of_them_faster_or_slower_at_most_five_pe
             times = {k: list(1e-3 * (1 + rng.exponential(0.10, rounds))) for k in ("base", CONTROL_KEY, *arms)}
             m = Measured(times=times, first_call_s={k: 0.0 for k in fns}, calls={k: 1 for k in times},
                          num_threads=1, overhead_s={k: 0.0 for k in times})
-            comps = _compare_all(m, fns, {k: k for k in fns}, "base", None, "", 0.95, 1.0, torch.device("cpu"))
+            comps = _compare_all(m, fns, {k: k for k in fns}, "base", opts)
             bad += any(c.verdict in ("faster", "slower") for c in comps.values())
         assert bad / runs <= 0.05, (rounds, bad / runs)
 

@@ -172,7 +172,7 @@ def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
 
     def fake(fns, labels, baseline, **kw):
         m = real(fns, labels, baseline, **kw)
-        calls.append(kw["seed"])
+        calls.append(kw["opts"].seed)
         if len(calls) == 1:  # the first run: the control copy 20 % faster in every round
             m.times[engine.CONTROL_KEY] = list(np.asarray(m.times[baseline]) / 1.2)
         return m
@@ -191,10 +191,10 @@ def test_a_failed_control_reruns_once_and_keeps_both(monkeypatch):
 
 
 def test_huge_and_tiny_ratios_print_without_false_zeros():
-    from course_utils.measure.comparison import _ratio, _times
+    from course_utils.measure.formatting import format_ratio, format_times
 
-    assert _ratio(6.1e-05) == "6.1e-05" and _ratio(0.9061) == "0.906"  # a compile: not "0.000×"
-    assert _times(16393.4) == "16,393×" and _times(1.387) == "1.39×" and _times(2.5e7) == "2.5e7×"
+    assert format_ratio(6.1e-05) == "6.1e-05" and format_ratio(0.9061) == "0.906"  # a compile: not "0.000×"
+    assert format_times(16393.4) == "16,393×" and format_times(1.387) == "1.39×" and format_times(2.5e7) == "2.5e7×"
 
 
 def test_benchmark_times_a_cuda_arm_on_its_own_device(monkeypatch):

@@ -8,6 +8,8 @@ first call on its own, warms up, then runs the baseline, the baseline again (the
 the trick in interleaved rounds in random Latin-square orders, one untimed call before each timed
 block, each arm with its own calls per block, the garbage collector off and the device
 synchronised. :func:`~course_utils.measure.analysis.analyze` turns the rounds into the verdict.
+:func:`compare`'s keyword arguments travel to the engine as one
+:class:`~course_utils.measure.options.TimingOptions`.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from typing import Any
 
 import torch
 
-from ..env import check_device, get_profile, synchronize
+from ..env import check_device, synchronize
 from ..units import format_seconds
 from .clock import BUDGETS, MAX_ROUNDS, call, check_callable
 from .comparison import Comparison
 from .engine import run_checked
+from .options import TimingOptions
 
 __all__ = ["BUDGETS", "MAX_ROUNDS", "Timing", "benchmark", "compare", "format_seconds", "naive_compare"]
 
@@ -169,20 +172,18 @@ def compare(
     Raises:
         TypeError: an arm is not callable (the message names the argument).
         RuntimeError: an arm raised (the message names the arm).
-        ValueError: ``rounds`` below the minimum for ``level``, a budget that is not positive, or a
-            ``device`` this machine does not have (checked before any arm runs).
+        ValueError: ``rounds`` below the minimum for ``level``, a budget that is not positive, another
+            value out of its range, or a ``device`` this machine does not have (checked before any arm runs).
     """
     check_callable(baseline, "baseline")
     check_callable(trick, "trick")
-    device = check_device(device)
-    if budget is None:
-        budget = BUDGETS[get_profile(device)]
+    opts = TimingOptions.for_arms(2, rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads,
+                                  min_round_time=min_round_time, device=device, level=level, min_effect=min_effect,
+                                  seed=seed, rerun=rerun, progress=progress)
     fns = {"baseline": baseline, "trick": trick}
     labels = {"baseline": names[0], "trick": names[1]}
-    comps, _, _ = run_checked(
-        fns, labels, "baseline", rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads,
-        min_round_time=min_round_time, device=device, level=level, min_effect=min_effect, seed=seed,
-        rerun=rerun, progress=progress, items=None, unit="", desc=f"compare {names[1]} vs {names[0]}")
+    comps, _, _ = run_checked(fns, labels, "baseline", opts=opts, items=None, unit="",
+                              desc=f"compare {names[1]} vs {names[0]}")
     return comps["trick"]
 
 

@@ -2,7 +2,8 @@
 
 :func:`~course_utils.measure.compare.compare` and :func:`~course_utils.measure.sweep.sweep` both run it: first
 calls, warm-up, calls per arm, interleaved rounds with the A/A copy of the baseline, the
-comparisons, and one automatic rerun when the control fails.
+comparisons, and one automatic rerun when the control fails. How to time (rounds, budget, warm-up,
+device, the verdict's level ...) comes as one :class:`~course_utils.measure.options.TimingOptions`.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from ..progress import progress_bar
 from . import forcing
 from .analysis import analyze, carry_over
 from .clock import MAX_ROUNDS, loop_overhead, threads, time_calls
-from .comparison import Comparison, format_level
+from .comparison import Comparison
+from .options import TimingOptions
 from .rounds import close, latin_orders, plan_calls, plan_rounds, run_rounds
-from .stats import CONTROL_FAILED, STREAK_ROUNDS, family_level, min_rounds
+from .stats import CONTROL_FAILED, STREAK_ROUNDS, family_level
 
 __all__ = ["CONTROL_KEY", "Measured", "measure", "run_checked"]
 
@@ -58,30 +60,26 @@ def measure(
     labels: Mapping[Hashable, str],
     baseline: Hashable,
     *,
-    rounds: int | None,
-    budget: float,
-    warmup: int,
-    num_threads: int | None,
-    min_round_time: float,
-    device: torch.device,
+    opts: TimingOptions,
     need: int,
-    seed: int,
-    progress: bool | None,
     desc: str,
 ) -> Measured:
     """The measurement loop: first calls, warm-up, calls per arm, interleaved rounds (and the A/A copy).
 
     The baseline runs under its own key and under the control key, with the same calls per round.
     Each arm's per-call times have the loop's own per-call cost (an empty block) subtracted, never
-    below a tenth of the raw time.
+    below a tenth of the raw time. Of ``opts`` it reads rounds, budget, warm-up, threads, block
+    length, device, seed and progress; ``need`` is the fewest rounds the intervals need, ``desc``
+    the progress bar's text.
     """
+    rounds, budget, min_round_time, device = opts.rounds, opts.budget, opts.min_round_time, opts.device
     keys = (*fns, CONTROL_KEY)
     run = {**fns, CONTROL_KEY: fns[baseline]}
     name = {**labels, CONTROL_KEY: labels[baseline]}
     start = time.perf_counter()
-    with threads(num_threads) as nthreads:
+    with threads(opts.num_threads) as nthreads:
         first = {k: time_calls(run[k], name[k], 1, device) for k in fns}
-        for _ in range(warmup):
+        for _ in range(opts.warmup):
             for k in fns:
                 time_calls(run[k], name[k], 1, device)
         single = {k: _calibrate(run[k], name[k], min_round_time, device) for k in fns}
@@ -94,14 +92,14 @@ def measure(
         if rounds is None:
             rounds = plan_rounds(per_round, budget - (time.perf_counter() - start), need, len(keys), MAX_ROUNDS,
                                  prefer=STREAK_ROUNDS)
-        show = progress if progress is not None else rounds * per_round > 5.0
+        show = opts.progress if opts.progress is not None else rounds * per_round > 5.0
         bar = progress_bar(rounds, desc, leave=False) if show else None
 
         def stop(r: int) -> bool:  # planned from one warm call, rounds can overrun a loaded machine
             return (budgeted and r >= need and r % len(keys) == 0
                     and time.perf_counter() - start > budget)
 
-        orders = latin_orders(rounds, keys, random.Random(seed))
+        orders = latin_orders(rounds, keys, random.Random(opts.seed))
         try:
             raw = run_rounds(
                 orders,
@@ -161,19 +159,20 @@ def _carry_warning(c: Comparison) -> list[str]:
 
 
 def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hashable, str], baseline: Hashable,
-                 items: Mapping[Hashable, float] | None, unit: str, level: float, min_effect: float,
-                 device: torch.device) -> dict[Hashable, Comparison]:
+                 opts: TimingOptions, items: Mapping[Hashable, float] | None = None, unit: str = "",
+                 ) -> dict[Hashable, Comparison]:
+    """Each arm against the baseline, at ``opts.level`` for the whole table, with the carry-over check."""
     out = {}
     rows = len(fns) - 1
-    row_level = family_level(level, rows)
+    row_level = family_level(opts.level, rows)
     for k in fns:
         if k == baseline:
             continue
         c = analyze(m.times[baseline], m.times[CONTROL_KEY], m.times[k], names=(labels[baseline], labels[k]),
                     level=row_level, first_call_s=(m.first_call_s[baseline], m.first_call_s[k]),
                     calls_per_round=m.calls[baseline], trick_calls_per_round=m.calls[k],
-                    num_threads=m.num_threads, device=device.type, min_effect=min_effect,
-                    family=(rows, level))
+                    num_threads=m.num_threads, device=opts.device.type, min_effect=opts.min_effect,
+                    family=(rows, opts.level))
         co, co_ci, _ = carry_over(*_carry_pairs(m.orders, m.times, baseline, k))
         c = dataclasses.replace(c, carry_over=co, carry_over_ci=co_ci)
         c.verdict = c.carry_verdict()  # "control failed" when the carry-over alone could have made the verdict
@@ -185,32 +184,22 @@ def _compare_all(m: Measured, fns: Mapping[Hashable, Any], labels: Mapping[Hasha
 
 
 def run_checked(fns: Mapping[Hashable, Callable[[], Any]], labels: Mapping[Hashable, str], baseline: Hashable, *,
-                rounds: int | None, budget: float, warmup: int, num_threads: int | None, min_round_time: float,
-                device: torch.device, level: float, min_effect: float, seed: int, rerun: bool,
-                progress: bool | None, items: Mapping[Hashable, float] | None, unit: str, desc: str,
+                opts: TimingOptions, items: Mapping[Hashable, float] | None, unit: str, desc: str,
                 ) -> tuple[dict[Hashable, Comparison], Measured, tuple[dict[Hashable, Comparison], Measured] | None]:
     """Measure and compare; when a control failed (A/A, or an arm's carry-over), measure again and keep both.
 
-    With several arms, ``level`` is the table's: each arm's interval is at
-    :func:`~course_utils.measure.stats.family_level`, so that all of them hold together with ``level``.
+    With several arms, ``opts.level`` is the table's: each arm's interval is at
+    :func:`~course_utils.measure.stats.family_level`, so that all of them hold together with it.
+    The rerun (only when ``opts.rerun``) draws its orders with ``opts.seed + 1``.
     Returns the comparisons and measurement that stand, and the failed first run (or None).
     """
-    rows = len(fns) - 1
-    need = min_rounds(family_level(level, rows))
-    if rounds is not None and rounds < need:
-        what = f"a {format_level(level)} interval" if rows == 1 else (
-            f"{rows} intervals that hold together with {format_level(level)}")
-        raise ValueError(f"rounds must be at least {need} for {what}, got {rounds}")
-    if budget <= 0:
-        raise ValueError(f"budget must be positive seconds, got {budget}")
-    kw = dict(rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads, min_round_time=min_round_time,
-              device=device, need=need, progress=progress, desc=desc)
-    m = measure(fns, labels, baseline, seed=seed, **kw)  # type: ignore[arg-type]
-    comps = _compare_all(m, fns, labels, baseline, items, unit, level, min_effect, device)
-    if not rerun or all(c.verdict != CONTROL_FAILED for c in comps.values()):
+    need = opts.check_rounds(len(fns) - 1)
+    m = measure(fns, labels, baseline, opts=opts, need=need, desc=desc)
+    comps = _compare_all(m, fns, labels, baseline, opts, items, unit)
+    if not opts.rerun or all(c.verdict != CONTROL_FAILED for c in comps.values()):
         return comps, m, None
-    m2 = measure(fns, labels, baseline, seed=seed + 1, **kw)  # type: ignore[arg-type]
-    comps2 = _compare_all(m2, fns, labels, baseline, items, unit, level, min_effect, device)
+    m2 = measure(fns, labels, baseline, opts=dataclasses.replace(opts, seed=opts.seed + 1), need=need, desc=desc)
+    comps2 = _compare_all(m2, fns, labels, baseline, opts, items, unit)
     for k, c in comps2.items():
         c.first_run = comps[k]
         # the arms' first, cold calls (compile, autotune) happened in the first run: the rerun's are warm

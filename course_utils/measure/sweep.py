@@ -6,7 +6,8 @@ other arm, each in its own timed block of calls sized to last about ``min_round_
 Latin-square orders, each block preceded by one untimed call (:mod:`course_utils.measure.rounds`). Each arm
 is reported as a :class:`~course_utils.measure.comparison.Comparison` against the baseline, all sharing
 the same A/A control, so every verdict follows the course's one rule. When the control fails the
-sweep runs once more, and both runs are kept.
+sweep runs once more, and both runs are kept. The keyword arguments travel to the engine as one
+:class:`~course_utils.measure.options.TimingOptions`.
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from typing import Any
 
 import torch
 
-from ..env import check_device, get_profile
 from ..units import format_seconds
-from .clock import BUDGETS, check_callable
-from .comparison import Comparison, format_level
+from .clock import check_callable
+from .comparison import Comparison
 from .engine import CONTROL_KEY, run_checked
+from .formatting import format_level
+from .options import TimingOptions
 from .stats import FASTER, VERDICTS, verdict_kind
 
 __all__ = ["Sweep", "sweep"]
@@ -212,7 +214,8 @@ def sweep(
     Raises:
         TypeError: an arm is not callable.
         ValueError: fewer than two arms, an unknown baseline, missing or non-positive items,
-            too few rounds or a budget that is not positive.
+            too few rounds, a budget that is not positive, another value out of its range, or a
+            ``device`` this machine does not have (checked before any arm runs).
         RuntimeError: an arm raised (the message names it).
     """
     arms = dict(arms)
@@ -227,21 +230,19 @@ def sweep(
         missing = [n for n in arms if n not in items or not items[n] > 0]
         if missing:
             raise ValueError(f"items must give a positive count for every arm; missing or not positive: {missing}")
-    device = check_device(device)
-    if budget is None:
-        budget = BUDGETS[get_profile(device)] * (len(arms) + 1) / 3
+    opts = TimingOptions.for_arms(len(arms), rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads,
+                                  min_round_time=min_round_time, device=device, level=level, min_effect=min_effect,
+                                  seed=seed, rerun=rerun, progress=progress)
     labels = {n: n for n in arms}
-    comparisons, m, first_run = run_checked(
-        arms, labels, baseline, rounds=rounds, budget=budget, warmup=warmup, num_threads=num_threads,
-        min_round_time=min_round_time, device=device, level=level, min_effect=min_effect, seed=seed,
-        rerun=rerun, progress=progress, items=items, unit=unit, desc=f"sweep of {len(arms)} arms")
+    comparisons, m, first_run = run_checked(arms, labels, baseline, opts=opts, items=items, unit=unit,
+                                            desc=f"sweep of {len(arms)} arms")
     recorded = {(labels[k] if k != CONTROL_KEY else "A/A control"): v for k, v in m.times.items()}
-    result = Sweep(baseline=baseline, comparisons=comparisons, times=recorded,  # type: ignore[arg-type]
+    result = Sweep(baseline=baseline, comparisons=comparisons, times=recorded,
                    items=dict(items) if items is not None else None, unit=unit,
-                   first_call_s=dict((first_run[1] if first_run is not None else m).first_call_s))  # type: ignore[arg-type]
+                   first_call_s=dict((first_run[1] if first_run is not None else m).first_call_s))
     if first_run is not None:  # its first calls were the cold ones, kept above
-        result.first_run = Sweep(baseline=baseline, comparisons=first_run[0], times={}, items=result.items,  # type: ignore[arg-type]
-                                 unit=unit, first_call_s=dict(first_run[1].first_call_s))  # type: ignore[arg-type]
+        result.first_run = Sweep(baseline=baseline, comparisons=first_run[0], times={}, items=result.items,
+                                 unit=unit, first_call_s=dict(first_run[1].first_call_s))
     return result
 
 
