@@ -1,5 +1,6 @@
 """tools/estimate_gpu.py: every lesson sized from its own parts, the whole reference run within one window."""
 
+import json
 import re
 from pathlib import Path
 
@@ -33,3 +34,17 @@ def test_all_lessons_fit_one_window_and_the_readme_says_the_estimator_s_figure(c
     readme = (ROOT / "README.md").read_text()
     said = re.search(r"about (\d+(?:\.\d)?) min in all on an H100/H200", readme)
     assert said and abs(float(said.group(1)) - total / 60) <= 0.5, (said and said.group(1), total / 60)
+
+
+def test_the_measure_hook_logs_every_measurement_it_wraps(tmp_path, monkeypatch):
+    """``--measure`` wraps course_utils.measure.engine.measure in each lesson's kernel: the wrapper must fit it."""
+    import course_utils as cu
+    import course_utils.measure.engine as engine
+
+    log = tmp_path / "log.jsonl"
+    monkeypatch.setenv("ESTIMATE_LOG", str(log))
+    monkeypatch.setattr(engine, "measure", engine.measure)  # restored after the test, whatever the hook does
+    exec(eg.HOOK, {})
+    cu.compare(lambda: None, lambda: None, rounds=6, budget=0.05, progress=False)
+    [entry] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entry["arms"] == 2 and entry["rounds_given"] == 6 and entry["rounds"] == 6 and entry["budget"] == 0.05

@@ -9,10 +9,11 @@ Three parts per lesson, each with its assumption printed:
   profile with ``course_utils.measure.engine.measure`` wrapped (loops and reruns included) and caches the
   counts in build/estimate/; without it the call sites are counted in the source (a call in a loop
   counts once: a lower bound).
-- **Compute outside the comparisons**, from the lessons' own ``FlopCounterMode`` figures (the
-  sizing comments in each solution notebook): FLOPs at an assumed sustained rate, or a launch-bound
-  floor per optimizer step for small models, whichever is larger; plus the data path where a lesson
-  has one (lesson 02 decodes images on the CPU: a 16-CPU box).
+- **Compute outside the comparisons**, from the lessons' own ``FlopCounterMode`` figures (each
+  solution notebook's sizing comment, kept as its ``course.gpu`` metadata: tools/lesson_facts.py):
+  FLOPs at an assumed sustained rate, or a launch-bound floor per optimizer step for small models,
+  whichever is larger; plus the data path where a lesson has one (lesson 02 decodes images on the
+  CPU: a 16-CPU box).
 - **Processes, launches and compiles**, counted from the lesson's code at gpu sizes: fresh Python
   processes that import torch and create a CUDA context, children forked from a preloaded fork server
   (each still creates its own CUDA context and loads cuDNN/cuBLAS), ``torchrun`` launches (an agent and
@@ -36,8 +37,9 @@ import ast
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -87,99 +89,62 @@ class Compute:
     budget_s: float | None = None  # the lesson's own gpu budget per comparison (None: BUDGETS["gpu"])
     step_s: float = STEP_FLOOR_S  # one of its small steps, when the lesson's own figure differs from the floor
 
+    @classmethod
+    def from_facts(cls, gpu: dict[str, Any]) -> Compute:
+        """The figures a notebook's ``course.gpu`` metadata holds: every field, ``arms`` as lists.
+
+        Raises:
+            ValueError: a field is missing or unknown, or a count or time is not a number.
+        """
+        names = [f.name for f in fields(cls)]
+        missing, unknown = [n for n in names if n not in gpu], [k for k in gpu if k not in names]
+        if missing or unknown:
+            raise ValueError(f"missing {missing}, unknown {unknown} (the fields of tools/estimate_gpu.py's Compute)")
+        if wrong := [n for n in names if n not in ("note", "arms", "budget_s")
+                     and (not isinstance(gpu[n], int | float) or isinstance(gpu[n], bool))]:
+            raise ValueError(f"{', '.join(wrong)}: not a number")
+        arms = gpu["arms"]
+        return cls(**{**gpu, "arms": None if arms is None else tuple(a if isinstance(a, int) else tuple(a)
+                                                                        for a in arms)})
+
+    def to_facts(self) -> dict[str, Any]:
+        """The figures as a notebook's ``course.gpu`` metadata (JSON: ``arms`` as lists)."""
+        gpu = asdict(self)
+        gpu["arms"] = None if self.arms is None else [a if isinstance(a, int) else list(a) for a in self.arms]
+        return gpu
+
     def overhead_s(self) -> float:
         """Seconds of processes, launches and compiles."""
         return (self.processes * PROCESS_S + self.forks * FORK_S + self.launches * LAUNCH_S
                 + self.cold_compiles * COLD_COMPILE_S + self.warm_compiles * WARM_COMPILE_S)
 
 
-#: From each solution's sizing comment (FlopCounterMode figures) as of this writing; see the notebooks.
-COMPUTE: dict[str, Compute] = {
-    "00_measuring": Compute(25, 0, 1.0, 0.018,
-                            "344 GFLOP a step (~9 ms); 40 naive + 12 fair_timer steps, 31 matmuls of 0.14 TFLOP at "
-                            "4096²; 1,000-run coverage simulation ~1 s on the CPU", arms=(2, 2, 2, 2, 2)),
-    "01_lr_schedules": Compute(197, 14_000, 0.0, 0.001,
-                               "11.3 GFLOP a step at batch 256, launch-bound ~0.9 ms; ~13,700 steps + 2 × 150 range "
-                               "test (worst 15,600); ~1,400 evaluations of 2,000 images", arms=(3,), step_s=0.9e-3),
-    "02_dataloader_workers": Compute(10, 600, 7.0, 0.01,
-                                     "18.4 GFLOP a step at batch 16; 544 images an epoch at ~0.2 ms/image/core, a "
-                                     "0-worker epoch ~0.15 s, the 7-arm worker sweep at its 6-round floor ~10 s; 2 "
-                                     "spawn workers import torch, no CUDA (~2 s each, in data); the settings sweep "
-                                     "~6 s (one arm restarts its workers every epoch)",
-                                     arms=((7, 10.0), (4, 6.0), 4, 2)),
-    "03_batch_size": Compute(46, 15_000, 0.0, 0.015,
-                             "conv 1.15 GFLOP an example; memory table + capped search ~15 TFLOP; MLP range test + 24 "
-                             "runs to 85 % ~15,000 steps, ~700 evaluations; the sweep runs 14 fixed rounds (~3.4 s)",
-                             arms=((6, 3.4), 2)),
-    "04_mixed_precision": Compute(42, 3_600, 1.5, 0.015,
-                                  "589 GFLOP a step (~15 ms strict fp32); 12 × 300 parity steps of 9.3 GFLOP (~0.7 ms "
-                                  "with autocast); CUPTI's start for the profile ~1.5 s", arms=(2, 2, 2, 2)),
-    "05_optimizers": Compute(2.0, 4_200, 0.0, 0.002,
-                             "18 runs to 82 %: Adam/AdamW 110-180 steps, Adam + L2 340-500; ~170 evaluations",
-                             arms=(4, 3, 2, 3)),
-    "06_cudnn_benchmark": Compute(5.7, 1_010, 8.0, 0.002,
-                                  "24 processes (3 arms × 8: the fewest for a 95 % interval) forked from a server that "
-                                  "imported torch and course_utils, 42 steps of 5.7 GFLOP each; the 6 benchmark-on "
-                                  "ones autotune 3 shapes (~5 s in all); the server's start, imports only, ~3 s",
-                                  forks=24, arms=(2,)),
-    "07_host_device_sync": Compute(1.3, 1_550, 0.0, 0.02,
-                                   "0.82 GFLOP a step; the compared arms are 50-step loops (~20 ms); ~250 steps under "
-                                   "the sync counter", arms=(2, 2)),
-    "08_activation_checkpointing": Compute(80, 40, 1.5, 0.1,
-                                           "1.64 / 2.1 TFLOP a step plain / checkpointed (~41 / ~53 ms); the sweep at "
-                                           "its 7-round floor ~7 s; CUPTI's start ~1.5 s", arms=(2, 4)),
-    "09_gradient_accumulation": Compute(12, 30, 0.0, 0.015,
-                                        "0.59 TFLOP a step (~15 ms) for every k; float64 checks 1.8 TFLOP", arms=(5,)),
-    "10_distributed_data_parallel": Compute(0.0, 64, 1.0, 0.008,
-                                            "one GPU: the ranks on the CPU at cpu sizes (13 MFLOP a step, 40 rounds "
-                                            "planned from a timed round); 6 torchrun launches (the lesson's run, "
-                                            "exercises 1 and 2 visible and hidden, the SLURM check)",
-                                            launches=6, arms=()),
-    "11_zero_grad_set_to_none": Compute(3.0, 35, 0.0, 0.003, "81 GFLOP a step (~2-3 ms)", arms=(2, 2)),
-    "12_as_tensor_from_numpy": Compute(25, 90, 0.5, 0.02,
-                                       "294 GFLOP a conv step, benchmarked ~0.6 s; the collate sweep on the CPU, 5 CPU "
-                                       "conversions at a 1.5 s budget each, a 16 MiB copy to the device",
-                                       arms=(3, (2, 1.5), (2, 1.5), (2, 1.5), (2, 1.5), (2, 1.5), 2)),
-    "13_debug_tools_off": Compute(1.0, 60, 1.0, 0.05,
-                                  "21 GFLOP a step; profiler arms of tens of ms (CUPTI's start ~1 s); the gradcheck "
-                                  "comparison has its own 8 s budget", arms=(6, (2, 8.0), 2)),
-    "14_gradient_clipping": Compute(8.0, 20_400, 0.0, 0.002,
-                                    "0.31 GFLOP a step at batch 256; 16 probe + 48 seeded runs (best LRs 170-260 "
-                                    "steps, high-LR runs all 400), AMP 400; ~1,000 evaluations", arms=(2, 4)),
-    "15_no_bias_before_batchnorm": Compute(3.0, 35, 0.0, 0.003, "74 GFLOP a step, 25 GFLOP an evaluation pass",
-                                           arms=(2, 2)),
-    "16_no_grad_validation": Compute(10, 600, 2.0, 0.004,
-                                     "5.7 GFLOP a step, 79 GFLOP an evaluation pass (~3 ms); 2 capped batch searches "
-                                     "with out-of-memory recoveries ~2 s", arms=(2, 2)),
-    "17_input_normalization": Compute(27, 20_000, 0.0, 0.0005,
-                                      "0.82 GFLOP a step, launch-bound ~0.45 ms; ~20,000 steps (worst 48,000), ~800 "
-                                      "evaluations of 10,000 images", arms=(6, 2), step_s=0.45e-3),
-    "18_pytorch2_speedups": Compute(1.0, 1_000, 0.0, 0.003,
-                                    "3 processes forked from a preloaded server (eager, A/A, compiled: one cold "
-                                    "compile of the training step); in the kernel the step from the filled cache and "
-                                    "2 graph-break functions; 5 comparisons and 2 sweeps (2.5 s each)",
-                                    forks=3, cold_compiles=1, warm_compiles=3,
-                                    arms=(2, 2, 2, 2, 2, (3, 2.5), (2, 2.5))),
-    "19_capstone": Compute(5.0, 40_000, 45.0, 0.004,
-                           "~150 speed-runs: 144 ablation runs (16 arms × 9 seeds), naive, stacked, 3 in the hidden "
-                           "tests; ~4,500 naive-like steps at ~4 ms (PNG decoding in the process, anomaly detection: "
-                           "8 small steps each) and ~4,000 stacked ones; 77 runs start 8 DataLoader workers (~25 ms "
-                           "each) and decode 2,048 images: ~45 s of CPU-side work; CIFAR-10 skipped offline",
-                           arms=(2, 2, 3)),
-}
-#: A lesson not in COMPUTE yet (a new one): assumed like a small one.
+#: A lesson without sizing figures yet (tools/new_lesson.py writes these for the author to replace): a small one.
 DEFAULT = Compute(10, 2_000, 0.0, 0.01, "no sizing figures here yet: assumed")
+
+
+def lesson_compute(src: Path) -> Compute:
+    """A lesson's figures, from its notebook's metadata (``course.gpu``); :data:`DEFAULT` where it has none."""
+    gpu = json.loads(src.read_text(encoding="utf-8"))["metadata"].get("course", {}).get("gpu")
+    return Compute.from_facts(gpu) if gpu else DEFAULT
+
+
+def __getattr__(name: str) -> dict[str, Compute]:
+    """``COMPUTE``: each lesson's own figures (not :data:`DEFAULT`) by slug, read from the notebooks when asked for."""
+    if name == "COMPUTE":
+        return {src.parent.name: c for src in select_lessons(None) if (c := lesson_compute(src)) != DEFAULT}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Prepended to a lesson copy by --measure: log every measurement (arms, budget, rounds) to $ESTIMATE_LOG.
 HOOK = """\
 import json as _json, os as _os, time as _time
 import course_utils.measure.engine as _engine
 _measure = _engine.measure
-def _logged(fns, labels, baseline, *, budget, **kw):
+def _logged(fns, labels, baseline, *, opts, **kw):
     t0 = _time.perf_counter()
-    m = _measure(fns, labels, baseline, budget=budget, **kw)
+    m = _measure(fns, labels, baseline, opts=opts, **kw)
     with open(_os.environ["ESTIMATE_LOG"], "a") as f:
-        f.write(_json.dumps({"arms": len(fns), "budget": budget, "rounds_given": kw.get("rounds"),
+        f.write(_json.dumps({"arms": len(fns), "budget": opts.budget, "rounds_given": opts.rounds,
                              "rounds": len(next(iter(m.times.values()))),
                              "seconds": _time.perf_counter() - t0}) + "\\n")
     return m
@@ -263,7 +228,7 @@ def lesson_parts(src: Path, budget: float, *, measure_first: bool = False) -> di
         rows, how = static, "call sites"
     if len(rows) < len(static):  # the smoke profile skipped some: the source's call sites are the lower bound
         rows, how = static, f"call sites ({how}: {len(rows)})"
-    c = COMPUTE.get(slug, DEFAULT)
+    c = lesson_compute(src)
     if c.arms is not None and not measure_first:
         rows = [{"arms": n} if isinstance(n, int) else {"arms": n[0], "planned_s": n[1]} for n in c.arms]
         how = "the lesson's own count"

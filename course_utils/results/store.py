@@ -38,29 +38,18 @@ from .labels import Effect, describe, interval_kind
 __all__ = ["CLAIMS", "Effect", "load_result", "machine_id", "packaged_references_dir", "profile_rank",
            "reference_files", "references", "result_files", "results_dir", "save"]
 
-#: The sources' claim per lesson (their figures, not ours), shown beside every measured effect.
+
+def _lesson_claims() -> dict[str, str]:
+    """Each lesson's claim from ``lessons.json``, package data written from the solution notebooks' metadata."""
+    lessons = json.loads(Path(__file__).with_name("lessons.json").read_text(encoding="utf-8"))
+    return {slug: facts["claim"] for slug, facts in lessons.items()}
+
+
+#: The sources' claim per lesson (their figures, not ours), shown beside every measured effect. A lesson's
+#: claim lives in its solution notebook's metadata (``course.claim``); tools/lesson_facts.py copies it into
+#: lessons.json, which ships with the package (no notebooks in Colab). The command line's is no lesson's.
 CLAIMS: dict[str, str] = {
-    "00_measuring": "naive timing invents speed-ups; interleaving + an A/A control does not",
-    "01_lr_schedules": "super-convergence: ~10× fewer iterations (Smith & Topin, ResNet-56, CIFAR-10)",
-    "02_dataloader_workers": "2× epoch speed with 4 workers + pinned memory (Migacz)",
-    "03_batch_size": "batch 64 → 512 gave 4× (Huynh, with 1cycle); double batch ⇒ double LR",
-    "04_mixed_precision": "~2×, up to 5.5× on V100 (Huang et al.); up to 3× (tuning guide); halves memory",
-    "05_optimizers": "AdamW beats Adam in error and time; fused Adam ~5 % (apex)",
-    "06_cudnn_benchmark": "+70 % forward, +27 % forward+backward on a conv (Migacz)",
-    "07_host_device_sync": "transfers and syncs are expensive; stored losses keep graphs alive",
-    "08_activation_checkpointing": "slightly slower, much less memory; O(√n) memory (Chen et al.)",
-    "09_gradient_accumulation": "simulates a large batch when memory is short",
-    "10_distributed_data_parallel": "DDP syncs only gradients, beats DataParallel (Falcon); no_sync skips a sync",
-    "11_zero_grad_set_to_none": "a modest speed-up; fewer memsets",
-    "12_as_tensor_from_numpy": "torch.tensor always copies",
-    "13_debug_tools_off": "debugging APIs slow training",
-    "14_gradient_clipping": "clipping can speed convergence",
-    "15_no_bias_before_batchnorm": "a small speed-up; BatchNorm's mean subtraction cancels the bias",
-    "16_no_grad_validation": "less memory, faster evaluation",
-    "17_input_normalization": "you are probably already doing this",
-    "18_pytorch2_speedups": "predates the sources; torch.compile trains 43 % faster on average (PyTorch 2.0, A100)",
-    "19_capstone": "stacked fixes: airbench 94 % on CIFAR-10 in 2.59 s (A100; fixed epochs, mean of 200 runs); "
-                   "Page's ResNet 26 s (V100): other methods than this first crossing of a held-out target",
+    **_lesson_claims(),
     "speedrun_cli": "make speedrun, the capstone's stack: airbench 94 % on CIFAR-10 in 2.59 s (A100, fixed epochs, "
                     "mean of 200 runs), another method than this first crossing of a held-out target",
 }
@@ -109,16 +98,22 @@ def save(notebook: str, env: Env, *, headline: str, root: str | Path | None = No
         env: the :class:`~course_utils.env.Env` from ``cu.setup()``.
         headline: the name of the measurement the scoreboard shows for this lesson.
         root: results folder; :func:`results_dir` when omitted.
-        **measurements: named results (``Comparison``, ``Effect``, ``TargetResult``, numbers …).
+        **measurements: named results (``Comparison``, ``Effect``, ``TargetResult``, numbers …); one
+            that is None (an exercise not finished yet, a figure this device does not give) is left
+            out, and the line printed says so.
 
     Returns:
         The path written, ``<root>/<machine-id>/<notebook>.<profile>.json``: it replaces only an
         earlier run of the same lesson on the same machine in the same profile.
 
     Raises:
-        ValueError: ``headline`` names none of ``measurements``, ``notebook`` is not a slug, or
-            the profile is not one of :data:`~course_utils.env.PROFILES`.
+        ValueError: ``headline`` names none of ``measurements`` or one that is None, ``notebook``
+            is not a slug, or the profile is not one of :data:`~course_utils.env.PROFILES`.
     """
+    left_out = sorted(name for name, value in measurements.items() if value is None)
+    if headline in left_out:
+        raise ValueError(f"the headline measurement {headline!r} is None (an exercise not finished?): nothing saved")
+    measurements = {name: value for name, value in measurements.items() if value is not None}
     if headline not in measurements:
         raise ValueError(f"headline {headline!r} is not one of the measurements: {sorted(measurements)}")
     if not re.fullmatch(r"[A-Za-z0-9_-]+", notebook):
@@ -141,7 +136,7 @@ def save(notebook: str, env: Env, *, headline: str, root: str | Path | None = No
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     tmp.replace(path)  # an interrupted save leaves the earlier result whole, never half a file
-    print(f"saved       {path}")
+    print(f"saved       {path}" + (f" (left out, None: {', '.join(left_out)})" if left_out else ""))
     return path
 
 
