@@ -85,7 +85,7 @@ def check_seed(seed: object, argument: str = "seed") -> int:
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"{argument} must be a whole number >= 0 (an int; a bool is not a seed), got {seed!r}")
-    if not 0 <= seed < 2**32:
+    if not 0 <= int(seed) < 2**32:
         raise ValueError(f"{argument} must be a whole number from 0 to 2**32 - 1, got {seed}")
     return int(seed)
 
@@ -206,17 +206,19 @@ class Env:
         """Return the value for the current profile, e.g. ``env.pick(smoke=64, cpu=256, gpu=1024)``."""
         return {"smoke": smoke, "cpu": cpu, "gpu": gpu}[self.profile]
 
-    def set_threads(self, num_threads: int) -> None:
+    def set_threads(self, num_threads: int, *, verbose: bool = True) -> None:
         """Set torch's intra-op thread count for the rest of the notebook, and record it.
 
-        CPU timings on a shared 2-core machine are far less noisy on one thread; a notebook that
-        does this says so, and the saved environment record shows the count actually used.
+        CPU timings on a shared 2-core machine are far less noisy on one thread; the saved
+        environment record shows the count actually used. :func:`setup` does this on a CPU when
+        given ``cpu_threads``; ``verbose`` prints the count set.
         """
         if num_threads < 1:
             raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         torch.set_num_threads(num_threads)
         self.record["torch_threads"] = torch.get_num_threads()
-        print(f"torch threads set to {self.record['torch_threads']}")
+        if verbose:
+            print(f"torch threads set to {self.record['torch_threads']}")
 
     def __str__(self) -> str:
         return format_record(self.record)
@@ -250,21 +252,31 @@ def quiet_known_warnings() -> None:
             log.addFilter(_DropMessage(prefix))
 
 
-def setup(seed: int = 0, *, verbose: bool = True) -> Env:
+def setup(seed: int = 0, *, cpu_threads: int | None = None, verbose: bool = True) -> Env:
     """Choose the device and profile, seed every generator and print the environment record.
 
     Args:
         seed: the seed for Python, NumPy and PyTorch: a whole number from 0 to 2**32 − 1.
+        cpu_threads: on a CPU, pin torch's intra-op threads to this many for the rest of the
+            notebook (:meth:`Env.set_threads`: recorded, and said): CPU timings on a small or
+            shared machine are far steadier on one thread. None keeps torch's own count, as a GPU
+            or MPS device always does.
         verbose: print the record (every notebook does, so each result names its hardware).
 
     Returns:
         The :class:`Env` that later calls take their device and sizes from.
 
     Raises:
-        TypeError: ``seed`` is not a whole number (a bool is not a seed).
-        ValueError: ``COURSE_PROFILE`` names no valid profile, or ``seed`` is out of range.
+        TypeError: ``seed`` or ``cpu_threads`` is not a whole number (a bool is neither).
+        ValueError: ``COURSE_PROFILE`` names no valid profile, ``seed`` is out of range, or
+            ``cpu_threads`` is below 1.
     """
     seed = check_seed(seed)
+    if cpu_threads is not None:  # checked before anything changes
+        if isinstance(cpu_threads, bool) or not isinstance(cpu_threads, numbers.Integral):
+            raise TypeError(f"cpu_threads must be a whole number >= 1 or None, got {cpu_threads!r}")
+        if cpu_threads < 1:
+            raise ValueError(f"cpu_threads must be >= 1 or None, got {cpu_threads}")
     quiet_known_warnings()
     device = choose_device()
     profile = get_profile(device)
@@ -272,8 +284,14 @@ def setup(seed: int = 0, *, verbose: bool = True) -> Env:
     record = environment_record(device)
     record["profile"] = profile
     env = Env(device=device, profile=profile, seed=seed, record=record)
+    pinned = cpu_threads is not None and device.type == "cpu"
+    if pinned and cpu_threads is not None:
+        env.set_threads(int(cpu_threads), verbose=False)  # before the record prints: it shows the count used
     if verbose:
         print(env)
+        if pinned:
+            print(f"torch threads set to {env.record['torch_threads']} for this notebook (cpu_threads={cpu_threads}): "
+                  "CPU timings on a shared machine are far steadier that way")
     floor = hardware.torch_floor_problem(device.type)
     if floor:
         print(f"WARNING: {floor}")

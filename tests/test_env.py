@@ -62,6 +62,35 @@ def test_set_threads_sets_and_records(capsys):
         torch.set_num_threads(before)
 
 
+def test_setup_pins_cpu_threads_on_a_cpu_and_says_so(capsys):
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        env = cu.setup(cpu_threads=1)
+        out = capsys.readouterr().out
+        assert torch.get_num_threads() == 1 and env.record["torch_threads"] == 1
+        assert "torch threads 1" in out and "torch threads set to 1" in out  # the record printed shows the count used
+        torch.set_num_threads(2)
+        assert cu.setup(verbose=False).record["torch_threads"] == 2 == torch.get_num_threads()  # None: torch's count
+        for bad, error in ((0, ValueError), (True, TypeError), (1.0, TypeError)):
+            with pytest.raises(error, match="cpu_threads"):
+                cu.setup(cpu_threads=bad, verbose=False)
+        assert torch.get_num_threads() == 2  # refused before anything changed
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_setup_leaves_the_thread_count_alone_on_a_gpu(monkeypatch):
+    fake_cuda(monkeypatch, count=1)
+    monkeypatch.setattr(cu.env, "choose_device", lambda: torch.device("cuda"))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        env = cu.setup(cpu_threads=1, verbose=False)
+        assert env.device.type == "cuda" and torch.get_num_threads() == 2 and env.record["torch_threads"] == 2
+    finally:
+        torch.set_num_threads(before)
+
 # --- device choice, synchronisation and autocast, with CUDA and MPS faked on the CPU ---
 
 def fake_cuda(monkeypatch, count=2, capability=(8, 0), name="NVIDIA A100-SXM4-80GB", memory=80 * 2**30):

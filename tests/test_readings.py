@@ -22,8 +22,8 @@ def test_each_verdict_picks_its_own_text():
 
 
 def test_a_reading_that_leaves_a_verdict_out_is_refused():
-    partial = {k: v for k, v in TEXTS.items() if k != "control_failed"}
-    with pytest.raises(TypeError, match="control_failed"):
+    partial = {k: v for k, v in TEXTS.items() if k != "slower"}  # control_failed alone has a default
+    with pytest.raises(TypeError, match="slower"):
         cu.reading(comparison(1.5), **partial)
     with pytest.raises(ValueError, match="empty"):
         cu.reading(comparison(1.5), **{**TEXTS, "slower": " "})
@@ -47,3 +47,28 @@ def test_prediction_none_is_no_prediction_recorded(capsys):
     assert cu.check_prediction(1.5, comparison(1.5)).startswith("you predicted 1.5×")
     with pytest.raises(TypeError, match="as a number"):
         cu.check_prediction(..., comparison(1.5))
+
+
+def test_a_missing_control_failed_text_states_the_failed_control_s_own_numbers():
+    partial = {k: v for k, v in TEXTS.items() if k != "control_failed"}
+    failed = comparison(1.5, control_factor=0.8)
+    text = cu.reading(failed, **partial)
+    assert text == cu.results.readings.control_failed_text(failed)
+    assert text.startswith("No conclusion (") and "against its own copy gave" in text and text != "N"
+    assert f"{failed.aa_ci[0]:.3f}" in text and failed.span() in text  # the control's numbers and the arms'
+    assert cu.reading(comparison(1.5), **partial) == "F"  # the default is read only for "control failed"
+
+
+def test_the_default_names_a_carry_over_and_a_seed_level_control():
+    import dataclasses
+
+    failed = comparison(1.5, control_factor=0.8)
+    carried = dataclasses.replace(failed, aa_ci=(0.99, 1.01), carry_over=1.2, carry_over_ci=(1.1, 1.3))
+    assert "carry-over" in cu.results.readings.control_failed_text(carried)
+    assert "fresh processes" in cu.results.readings.control_failed_text(carried)
+    base = cu.TargetResult("b", 0.8, list(range(6)), [10, 11, 12, 10, 11, 12], 0.01)
+    trick = cu.TargetResult("t", 0.8, list(range(6)), [9, 10, 11, 9, 10, 11], 0.01)
+    t = cu.compare_targets(base, trick, step_comparison=failed)
+    assert t.verdict == "control failed"
+    text = cu.reading(t, faster="F", slower="S", not_resolvable="N")
+    assert text.startswith("No conclusion. Control failed in the step-time comparison") and "step-time" in text

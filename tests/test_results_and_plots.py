@@ -332,3 +332,31 @@ def test_a_partial_speed_run_is_kept_but_not_on_the_scoreboard(tmp_path, env):
     cu.save("speedrun_cli", env, headline="time_to_target", root=tmp_path, time_to_target=effect, partial=False)
     (row,) = cu.results.report.scoreboard(tmp_path).rows
     assert row["claim"].startswith("make speedrun, the capstone's stack")
+
+
+def test_save_leaves_out_none_but_not_a_none_headline(tmp_path, env, capsys):
+    path = cu.save("04_mixed_precision", env, headline="step", root=tmp_path, step=comparison(), peak=None, extra=2)
+    saved = json.loads(path.read_text())["measurements"]
+    assert "peak" not in saved and saved["extra"] == 2
+    assert "left out, None: peak" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="is None"):
+        cu.save("04_mixed_precision", env, headline="step", root=tmp_path, step=None)
+
+
+def test_lr_trace_reads_the_lr_before_each_step_without_training():
+    import torch
+
+    opt = torch.optim.SGD(torch.nn.Linear(1, 1).parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.LinearLR(opt, start_factor=0.5, total_iters=2)
+    trace = cu.lr_trace(opt, sched, 4)
+    assert trace == pytest.approx([0.05, 0.075, 0.1, 0.1])
+    weight = torch.nn.Linear(1, 1)
+    assert cu.lr_trace(torch.optim.SGD(weight.parameters(), lr=0.3), None, 3) == [0.3, 0.3, 0.3]
+    assert cu.lr_trace(torch.optim.SGD(weight.parameters(), lr=0.3), None, 0) == []
+    weight(torch.ones(1, 1)).sum().backward()
+    before = weight.weight.detach().clone()
+    with pytest.raises(ValueError, match="throw-away"):
+        cu.lr_trace(torch.optim.SGD(weight.parameters(), lr=0.3), None, 3)
+    assert torch.equal(weight.weight, before)  # refused before any step
+    with pytest.raises(ValueError, match="steps"):
+        cu.lr_trace(opt, sched, -1)

@@ -8,6 +8,7 @@ import nbformat
 import pytest
 
 import course_utils as cu
+from tools.notebook_builder import setup_source
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted(ROOT.glob("solutions/[0-9][0-9]_*/*.ipynb"))
@@ -28,11 +29,17 @@ FORBIDDEN = {
     "time.monotonic": "nothing is timed by hand: use cu.compare / cu.benchmark",
     "time.process_time": "nothing is timed by hand: use cu.compare / cu.benchmark",
     "torch.utils.benchmark": "time with cu.benchmark / cu.compare",
-    "num_threads=": "pin CPU threads once, with env.set_threads(1) after the setup cell",
+    "num_threads=": "CPU threads are pinned once, by cu.setup(cpu_threads=1) in the setup cell",
+    "env.set_threads(": "CPU threads are pinned once, by cu.setup(cpu_threads=1) in the setup cell",
 }
 #: Lesson 00 teaches timing: its learners write a timer and pass it a clock, and it measures
-#: the thread count itself. Lesson 13 times the profiler itself.
-ALLOWED = {"00_measuring": {"timeit", "num_threads="}, "13_debug_tools_off": {"torch.profiler"}}
+#: the thread count itself (at torch's default first, then pinned). Lesson 10 pins this process
+#: on a GPU too, as each rank is (the ranks train on the CPU). Lesson 13 times the profiler itself.
+ALLOWED = {"00_measuring": {"timeit", "num_threads=", "env.set_threads("},
+           "10_distributed_data_parallel": {"env.set_threads("}, "13_debug_tools_off": {"torch.profiler"}}
+#: What each lesson's setup cell passes as ``cpu_threads`` (tools/notebook_builder.setup_source): 1,
+#: but lesson 00 shows torch's default thread count before it pins one.
+SETUP_THREADS = {"00_measuring": None}
 WRITTEN_POINTS = 3
 EXERCISE = re.compile(r"^### Exercise (\d+) — .+ \((\d+) points?\)$")
 QUESTION = re.compile(r"^### Question (\d+) — .+ \((\d+) points?\)$")
@@ -108,8 +115,11 @@ def anatomy_problems(nb, slug):
             problems.append("the setup cell must be locked with grade_id 'setup'")
         if "import course_utils as cu" not in s.source or '"google.colab" in sys.modules' not in s.source:
             problems.append("the setup cell imports course_utils as cu behind a Colab-guarded install")
-        if f"git+{cu.REPO_URL}" not in s.source:
-            problems.append("the setup cell's install line must use cu.REPO_URL")
+        if f"git+{cu.REPO_URL}@v{cu.__version__}" not in s.source:
+            problems.append(f"the setup cell's install line must pin this release: git+<cu.REPO_URL>@v{cu.__version__}")
+        if s.source != setup_source(SETUP_THREADS.get(slug, 1)):
+            problems.append("the setup cell must be tools/notebook_builder.py's setup_source(), byte for byte "
+                            f"(cpu_threads={SETUP_THREADS.get(slug, 1)})")
     for i, c in enumerate(cells):
         if c.cell_type != "code" or nbg(c).get("grade"):
             continue
@@ -287,3 +297,38 @@ def test_misplaced_exercises_and_odd_points_are_caught():
     for expected in ("numbered 1, 2", "heading's points differ", "'### Question N — Title (P points)'",
                      "worth 3 points"):
         assert expected in problems, (expected, problems)
+
+
+def test_a_setup_cell_that_drifts_from_the_builder_s_is_caught():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    old = setup_source(1).replace(f"@v{cu.__version__}", "").replace(", cpu_threads=1", "")  # unpinned, unthreaded
+    for source, expected in ((old, ("pin this release", "byte for byte")), (setup_source(None), ("byte for byte",)),
+                             (setup_source(1), ())):
+        cell = code(source)
+        cell.metadata["nbgrader"] = {"locked": True, "grade_id": "setup"}
+        problems = "\n".join(anatomy_problems(nbformat.v4.new_notebook(cells=[md("# 99 · X"), cell]), "99_x"))
+        for want in expected:
+            assert want in problems, (want, problems)
+        if not expected:
+            assert "setup cell" not in problems, problems
+    assert setup_source(None) == setup_source(1).split("env = ")[0] + "env = cu.setup(seed=0)"
+
+
+def test_threads_are_pinned_by_setup_not_by_a_lesson():
+    pin = nbformat.v4.new_code_cell('if env.device.type == "cpu":\n    env.set_threads(1)')
+    nb = nbformat.v4.new_notebook(cells=[pin])
+    assert "pinned once, by cu.setup(cpu_threads=1)" in "\n".join(anatomy_problems(nb, "99_x"))
+    assert "env.set_threads(" not in "\n".join(anatomy_problems(nb, "00_measuring"))
+
+
+def test_the_builder_writes_the_closing_cells():
+    from tools.notebook_builder import CLOSING, Lesson
+
+    lesson = Lesson("99_x", "X")
+    lesson.closing("step_time", step_time="step_time", peak_memory="peak")
+    md, code = lesson.cells
+    assert md.source == CLOSING
+    assert code.source == ('cu.references("99_x")\n_ = cu.save("99_x", env, headline="step_time",\n'
+                           "            step_time=step_time,\n            peak_memory=peak)")
+    with pytest.raises(ValueError, match="headline"):
+        lesson.closing("nope", step_time="step_time")

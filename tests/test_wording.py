@@ -189,3 +189,15 @@ def test_a_reading_nested_in_a_branch_not_printed_is_not_logged(monkeypatch, tmp
                       not_resolvable="n", control_failed="c")
     assert text == "outer faster"
     assert [json.loads(x)["text"] for x in log.read_text().splitlines()] == ["outer faster"]
+
+
+def test_per_seed_text_lists_each_seed_and_says_once_what_the_marks_mean():
+    t = target([300, None, 300, 300, 300, None], [200, 200, None, 300, 250, None])
+    assert t.per_seed_text() == ("1.50×, ∞, 0, 1.00×, 1.20×, n/a (∞: only trick got there; 0: only base got there; "
+                                 "n/a: neither got there)")
+    assert target([300] * 6, [200] * 6).per_seed_text() == ", ".join(["1.50×"] * 6)  # no marks, no legend
+
+
+def test_span_is_the_ratio_text_without_the_verdict():
+    assert step_cmp(1.10, 0.901, 1.541, "not resolvable on this hardware").span() == "1.10× [0.90, 1.54]"
+    assert step_cmp(1.004, 1.001, 1.008, "faster").span() == "1.004× [1.001, 1.008]"

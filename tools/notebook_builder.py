@@ -12,6 +12,7 @@ The notebooks in solutions/ are the source of truth; this module only helps to w
     nb.answer("ex1_answer", "def f(x):\\n    ### BEGIN SOLUTION\\n    …\\n    ### END SOLUTION")
     nb.tests("ex1_tests", "assert f(1) == 2\\n### BEGIN HIDDEN TESTS\\n…\\n### END HIDDEN TESTS", points=2)
     nb.written("q1_answer", "A model answer …", points=2)
+    nb.closing("step_time", step_time="step_time", peak_memory="peak")   # the reference run, then cu.save
     nb.write()                                  # solutions/04_mixed_precision/04_mixed_precision.ipynb
 """
 
@@ -25,13 +26,45 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _repo_url() -> str:
+def _course_utils():
     import sys
 
     sys.path.insert(0, str(ROOT))
     import course_utils
 
-    return course_utils.REPO_URL
+    return course_utils
+
+
+def _repo_url() -> str:
+    return _course_utils().REPO_URL
+
+
+def setup_source(cpu_threads: int | None = 1) -> str:
+    """The locked setup cell's source: the Colab install pinned to this release, then ``cu.setup``.
+
+    Every lesson's setup cell is this text, byte for byte (``tests/test_structure.py`` checks it).
+
+    Args:
+        cpu_threads: what ``cu.setup`` pins torch's CPU threads to on a CPU (1, for steady
+            timings); None for a lesson that first shows torch's own count (00 pins later).
+    """
+    cu = _course_utils()
+    threads = "one torch thread" if cpu_threads == 1 else f"{cpu_threads} torch threads"
+    call = "cu.setup(seed=0)" if cpu_threads is None else (
+        f"cu.setup(seed=0, cpu_threads={cpu_threads})  # on a CPU, {threads}: steadier timings")
+    return (
+        "# Setup: run this cell first; don't change it.\n"
+        "import sys\n\n"
+        "if \"google.colab\" in sys.modules:  # Colab: install the course library (keeps Colab's torch)\n"
+        f"    %pip install -q \"course_utils @ git+{cu.REPO_URL}@v{cu.__version__}\"\n\n"
+        "import course_utils as cu\n\n"
+        f"env = {call}"
+    )
+
+
+#: The lead-in of every lesson's closing cell (:meth:`Lesson.closing`).
+CLOSING = ("Last, the stored GPU reference run for this lesson (if one has been recorded), and your results saved "
+           "with their environment record for the course scoreboard.")
 
 
 def _nbgrader(grade_id: str, *, grade: bool = False, solution: bool = False, locked: bool = False,
@@ -73,21 +106,33 @@ class Lesson:
             cell.metadata["tags"] = list(tags)
         self.cells.append(cell)
 
-    def setup(self, extra: str = "") -> None:
-        """The one locked setup cell: Colab install, ``import course_utils as cu``, ``cu.setup()``."""
-        src = (
-            "# Setup: run this cell first; don't change it.\n"
-            "import sys\n\n"
-            "if \"google.colab\" in sys.modules:  # Colab: install the course library (keeps Colab's torch)\n"
-            f"    %pip install -q \"course_utils @ git+{_repo_url()}\"\n\n"
-            "import course_utils as cu\n\n"
-            "env = cu.setup(seed=0)"
-        )
+    def setup(self, extra: str = "", *, cpu_threads: int | None = 1) -> None:
+        """The one locked setup cell (:func:`setup_source`): Colab install of this release, ``cu.setup``.
+
+        ``cpu_threads``: 1 pins torch to one thread on a CPU; None keeps torch's own count (00).
+        """
+        src = setup_source(cpu_threads)
         if extra:
             src += "\n" + extra.strip("\n")
         cell = new_code_cell(src)
         cell.metadata["nbgrader"] = _nbgrader("setup", locked=True)
         self.cells.append(cell)
+
+    def closing(self, headline: str, **measurements: str) -> None:
+        """The closing cells: one sentence, then the stored reference run and ``cu.save`` of the results.
+
+        ``measurements`` maps each saved name to the expression that gives it (``step_time="step_time"``).
+        One that is None in a run (an exercise not finished yet, a figure this device does not give)
+        is left out by ``cu.save``: no ``if x is not None`` in the cell.
+
+        Raises:
+            ValueError: ``headline`` is not one of ``measurements``.
+        """
+        if headline not in measurements:
+            raise ValueError(f"headline {headline!r} is not one of the measurements: {sorted(measurements)}")
+        self.md(CLOSING)
+        args = "".join(f",\n            {name}={expression}" for name, expression in measurements.items())
+        self.code(f'cu.references("{self.slug}")\n_ = cu.save("{self.slug}", env, headline="{headline}"{args})')
 
     def answer(self, grade_id: str, source: str) -> None:
         """An autograded answer cell: the solution sits between BEGIN/END SOLUTION markers."""
@@ -107,8 +152,8 @@ class Lesson:
         cell.metadata["nbgrader"] = _nbgrader(grade_id, grade=True, solution=True, points=points)
         self.cells.append(cell)
 
-    def write(self) -> Path:
-        """Write ``solutions/<slug>/<slug>.ipynb`` (outputs empty) and return its path."""
+    def write(self, root: Path = ROOT) -> Path:
+        """Write ``<root>/solutions/<slug>/<slug>.ipynb`` (outputs empty; root: this checkout) and return its path."""
         nb = new_notebook(cells=self.cells)
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)",
                                      "language": "python"}
@@ -116,7 +161,7 @@ class Lesson:
         for i, cell in enumerate(nb.cells):
             cell["id"] = f"{self.slug[:2]}-{i:03d}"  # stable ids: clean diffs, deterministic release
         nbformat.validate(nb)
-        path = ROOT / "solutions" / self.slug / f"{self.slug}.ipynb"
+        path = root / "solutions" / self.slug / f"{self.slug}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, path)
         return path

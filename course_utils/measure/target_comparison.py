@@ -67,6 +67,23 @@ class TargetComparison:
         """The per-seed wins, ties and losses in steps, as a clause built from the counts."""
         return wording.per_seed(self)
 
+    def per_seed_text(self) -> str:
+        """Each seed's ratio in seed order: ``"1.31×, 0.96×, ∞ (∞: only <trick> got there)"``.
+
+        The ratios the verdict reads (time, or steps when only steps are compared), one by one; a
+        seed where only one arm reached the target reads ∞ or 0, and one where neither did n/a,
+        each explained once at the end. :meth:`per_seed` counts the seeds instead.
+        """
+        base, trick = self.names
+        marks = {"∞": f"only {trick} got there", "0": f"only {base} got there", "n/a": "neither got there"}
+
+        def one(r: float) -> str:
+            return "n/a" if math.isnan(r) else "∞" if math.isinf(r) else "0" if r == 0 else f"{r:.2f}×"
+
+        shown = [one(r) for r in self.ratios]
+        legend = [f"{mark}: {what}" for mark, what in marks.items() if mark in shown]
+        return ", ".join(shown) + (f" ({'; '.join(legend)})" if legend else "")
+
     def carried_by(self) -> str:
         """"steps", "step time", "both" or "neither": which factor alone sets the verdict's side."""
         return wording.carried_by(self)

@@ -1,5 +1,7 @@
 """Matplotlib figures of training runs: curves against step and wall time, LR schedules, the ablation.
 
+:func:`lr_trace` reads the learning rates :func:`plot_lr` draws from an optimizer and its scheduler.
+
 matplotlib is imported inside each function and no global style is set, so importing
 ``course_utils`` changes nothing. The figures of a comparison (speed-up bars) are in
 :mod:`course_utils.measure.figures`.
@@ -15,7 +17,7 @@ from ..measure.figures import _axes, verdict_color
 if TYPE_CHECKING:
     from ..training.loop import History
 
-__all__ = ["plot_curves", "plot_lr", "plot_waterfall"]
+__all__ = ["lr_trace", "plot_curves", "plot_lr", "plot_waterfall"]
 
 
 def plot_curves(histories: Mapping[str, History] | Sequence[History], *, x: str = "step",
@@ -66,6 +68,40 @@ def plot_lr(schedules: Mapping[str, Sequence[float]], *, ax: Any = None) -> Any:
     return ax
 
 
+def lr_trace(optimizer: Any, scheduler: Any | None, steps: int, *, group: int = 0) -> list[float]:
+    """The learning rate an optimizer and its scheduler give at each of ``steps`` steps, without training.
+
+    Reads param group ``group``'s LR, then steps the optimizer (a no-op without gradients; it keeps
+    the order PyTorch expects, optimizer then scheduler) and the scheduler, ``steps`` times. Both
+    are stepped: give it a throw-away pair on a dummy parameter, such as
+    ``torch.nn.Linear(1, 1).parameters()``. Draw the traces with :func:`plot_lr`.
+
+    Args:
+        optimizer: a ``torch.optim.Optimizer`` whose parameters have no gradients.
+        scheduler: its LR scheduler, or None for a constant LR.
+        steps: how many steps to trace.
+        group: the param group whose LR is read.
+
+    Returns:
+        ``steps`` learning rates: the one the first step uses, then the second's, and so on.
+
+    Raises:
+        ValueError: ``steps`` is negative, or a parameter has a gradient (stepping would train it).
+    """
+    if steps < 0:
+        raise ValueError(f"steps must be >= 0, got {steps}")
+    if any(p.grad is not None for g in optimizer.param_groups for p in g["params"]):
+        raise ValueError("lr_trace steps the optimizer: give it one on a throw-away parameter without a gradient "
+                         "(torch.nn.Linear(1, 1).parameters()), not the model's")
+    trace = []
+    for _ in range(steps):
+        trace.append(float(optimizer.param_groups[group]["lr"]))
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+    return trace
+
+
 def plot_waterfall(ablation: Any, *, ax: Any = None) -> Any:
     """The cumulative speed-up from the naive script to the full stack, one bar per fix (log scale).
 
@@ -76,7 +112,7 @@ def plot_waterfall(ablation: Any, *, ax: Any = None) -> Any:
     as workers and decode_once, make it below 1). The dashed line is the measured total.
 
     Args:
-        ablation: a :class:`~course_utils.capstone.ablation.Ablation`.
+        ablation: a :class:`~course_utils.capstone.ablation_table.Ablation`.
         ax: axes to draw on; a new figure when omitted.
 
     Returns:

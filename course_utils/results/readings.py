@@ -1,9 +1,10 @@
 """Words for results: the one way a lesson interprets a verdict, and the learner's prediction.
 
 :func:`reading` is how every printed interpretation is chosen: the lesson writes one text per
-verdict, all four of them (for a rate comparison the three it can earn: lower, higher, not
-resolvable), and the result picks. A reading that leaves a verdict out is refused
-before anything is measured, so a "control failed" can never print the "not resolvable" text.
+verdict (for a rate comparison the three it can earn: lower, higher, not resolvable), and the
+result picks. A reading that leaves out "faster", "slower" or "not resolvable" is refused;
+"control failed" has a default, :func:`control_failed_text`, that states the failed control's own
+numbers, so a "control failed" can never print the "not resolvable" text.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..measure import forcing, wording
 from ..measure.rates import HIGHER, LOWER, RateComparison
 from ..measure.stats import CONTROL_FAILED, FASTER, SLOWER, UNRESOLVED, verdict_kind
 
-__all__ = ["check_prediction", "reading"]
+__all__ = ["check_prediction", "control_failed_text", "reading"]
 
 Text = str | Callable[[Any], str]
 
@@ -34,7 +35,8 @@ def reading(result: Any, *, not_resolvable: Text, faster: Text | None = None, sl
             that exist only for that verdict).
         slower: the same for "slower".
         not_resolvable: the same for "not resolvable" (also a seed-level one).
-        control_failed: the same for "control failed" (two identical arms differed).
+        control_failed: the same for "control failed" (two identical arms differed); by default
+            :func:`control_failed_text`, the failed control's own numbers and its remedy.
         lower: for a :class:`~course_utils.measure.rates.RateComparison` only (instead of faster, slower and
             control failed): the text for "the trick's rate is lower" (e.g. fewer runs diverged).
         higher: the same for "the trick's rate is higher".
@@ -48,6 +50,8 @@ def reading(result: Any, *, not_resolvable: Text, faster: Text | None = None, sl
         ValueError: a reading is empty.
     """
     is_rate = isinstance(result, RateComparison)
+    if control_failed is None and not is_rate:
+        control_failed = control_failed_text
     texts = ({LOWER: lower, HIGHER: higher, UNRESOLVED: not_resolvable} if is_rate else
              {FASTER: faster, SLOWER: slower, UNRESOLVED: not_resolvable, CONTROL_FAILED: control_failed})
     other = ({"faster": faster, "slower": slower, "control_failed": control_failed} if is_rate else
@@ -82,6 +86,28 @@ def reading(result: Any, *, not_resolvable: Text, faster: Text | None = None, sl
     if not _BUILDING:
         forcing.log_reading(result, kind, out)  # only when a log is asked for
     return out
+
+
+def control_failed_text(result: Any) -> str:
+    """What :func:`reading` says for "control failed" when the lesson gives no text of its own.
+
+    The failed control's own numbers, never the "not resolvable" text. For a comparison (or a
+    sweep's arm): what the arms measured, why the control failed (two identical arms that
+    differed, with the A/A interval, or a carry-over) and the remedy for that failure. For a
+    seed-level comparison, whose step-time comparison's control failed: its summary.
+    """
+    why = result.control_failure() if callable(getattr(result, "control_failure", None)) else ""
+    if why:
+        base, trick = result.names
+        measured = wording.ratio_text(result).rsplit(" (", 1)[0]  # "1.13× [1.05, 1.20]"
+        again = ", in the automatic rerun too" if getattr(result, "first_run", None) is not None else ""
+        fix = ("time the arms in fresh processes (cu.in_processes)" if why.startswith("a carry-over")
+               else "run the cell again on a quieter machine")
+        return f"No conclusion ({trick} vs {base} measured {measured}): {why}{again}; {fix}."
+    if callable(getattr(result, "summary", None)):
+        then = " Rerun the step-time comparison, then this cell." if hasattr(result, "step_basis") else ""
+        return f"No conclusion. {result.summary()}{then}"
+    return f"No conclusion: the control failed ({result.verdict}); run the cell again on a quieter machine."
 
 
 #: Non-empty while a forced test run builds the branches it does not print.
