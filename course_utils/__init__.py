@@ -22,7 +22,8 @@ maps the subpackages and says where a change goes.
   :func:`write_image_folder`, :class:`Dataset`
 - words, results and figures (``results/``): :func:`reading`, :func:`check_prediction`, :func:`save`,
   :func:`references`, :class:`Effect`, :func:`plot_comparison`, :func:`plot_speedups`, :func:`plot_curves`,
-  :func:`plot_lr`, :func:`plot_waterfall`, :func:`verdict_color`, :func:`format_seconds`, :func:`format_bytes`
+  :func:`plot_lr`, :func:`lr_trace`, :func:`plot_waterfall`, :func:`verdict_color`, :func:`format_seconds`,
+  :func:`format_bytes`
 - processes (``procs/``): :func:`torchrun`
 - test cells (``lesson/``): :func:`needs`, :func:`assert_close`, :func:`assert_grads_close`, :func:`norm_error`,
   :func:`spy`, :func:`nested`, :data:`NORMS`, :func:`assert_follows_device`, :func:`assert_follows_dtype`,
@@ -37,9 +38,9 @@ except the two tools with a namespace of their own: ``cu.capstone`` (lesson 19's
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import Any
 
+from . import _moved
 from .counters.graphs import HeldGraph, graph_held
 from .counters.memory import (
     SavedTensors,
@@ -53,7 +54,10 @@ from .counters.memory import (
 )
 from .counters.profiling import flop_count, op_counts, profile_table
 from .counters.syncs import SyncCounter, count_syncs
-from .data.datasets import Dataset, batches, image_folder, load_dataset, synthetic, write_image_folder
+from .data.dataset import Dataset
+from .data.datasets import load_dataset
+from .data.image_files import image_folder, write_image_folder
+from .data.loaders import batches, synthetic
 from .env import autocast, choose_device, pick_amp_dtype, seed_everything, setup
 from .lesson.checks import assert_close, assert_grads_close, norm_error, spy
 from .lesson.exercises import needs
@@ -75,7 +79,7 @@ from .measure.processes import in_processes
 from .measure.rates import compare_rates, diverged, rate
 from .measure.sweep import Sweep, sweep
 from .procs.launch import torchrun
-from .results.plots import plot_curves, plot_lr, plot_waterfall
+from .results.plots import lr_trace, plot_curves, plot_lr, plot_waterfall
 from .results.readings import check_prediction, reading
 from .results.store import Effect, references, save
 from .training.history import History
@@ -105,8 +109,8 @@ __all__ = [
     # data
     "batches", "Dataset", "image_folder", "load_dataset", "synthetic", "write_image_folder",
     # words, results and figures
-    "check_prediction", "Effect", "format_bytes", "format_seconds", "plot_comparison", "plot_curves", "plot_lr",
-    "plot_speedups", "plot_waterfall", "reading", "references", "save", "verdict_color",
+    "check_prediction", "Effect", "format_bytes", "format_seconds", "lr_trace", "plot_comparison", "plot_curves",
+    "plot_lr", "plot_speedups", "plot_waterfall", "reading", "references", "save", "verdict_color",
     # processes
     "torchrun",
     # test cells
@@ -118,51 +122,15 @@ __all__ = [
 #: Subpackages imported on first use (``cu.capstone``) rather than with ``import course_utils``.
 _LAZY = ("capstone", "calibration")
 
-#: Names of release 0.1 that moved: old name -> (module, attribute or None for the module itself).
-#: They keep working, with a DeprecationWarning, for one release (0.2); 0.3 removes this table.
-_MOVED: dict[str, tuple[str, str | None]] = {
-    **{old: (f"course_utils.{new}", None) for old, new in {
-        "ablation": "capstone.ablation", "analysis": "measure.analysis", "calibration_records": "calibration.records",
-        "calibration_workloads": "calibration.workloads", "capstone_extras": "capstone.extras",
-        "checks": "lesson.checks", "clock": "measure.clock", "comparison": "measure.comparison",
-        "convergence": "measure.convergence", "engine": "measure.engine", "exercises": "lesson.exercises",
-        "fashion_mnist": "data.fashion_mnist", "fixes": "capstone.fixes", "forcing": "measure.forcing",
-        "graphs": "counters.graphs", "history": "training.history", "image_files": "data.image_files",
-        "labels": "results.labels", "launch": "procs.launch", "memory": "counters.memory",
-        "models": "training.models", "opwatch": "lesson.opwatch", "plots": "results.plots",
-        "processes": "measure.processes", "profiling": "counters.profiling", "properties": "lesson.properties",
-        "rates": "measure.rates", "readings": "results.readings", "report": "results.report",
-        "restores": "lesson.restores", "rounds": "measure.rounds", "script": "capstone.script",
-        "speedrun": "capstone.speedrun", "speedrun_cli": "capstone.cli", "stats": "measure.stats",
-        "sweeps": "measure.sweep", "sync_rules": "counters.sync_rules", "syncs": "counters.syncs",
-        "target_comparison": "measure.target_comparison", "timing": "measure.compare",
-        "wording": "measure.wording"}.items()},
-    **{name: (f"course_utils.{module}", name) for module, names in {
-        "capstone": ("Ablation", "ablate", "DeviceInfo", "fast_config", "FIXES", "prepare", "run_once", "RunResult",
-                     "SpeedConfig", "Stack", "stepper"),
-        "calibration": ("Calibration", "calibrate", "load_calibration"),
-        "measure.analysis": ("analyze",), "measure.rates": ("binomial_ci", "Rate", "RateComparison"),
-        "measure.stats": ("mean_ci", "median_ci"), "measure.compare": ("naive_compare", "Timing"),
-        "lesson.checks": ("Calls", "rel_error"), "results.store": ("CLAIMS",),
-        "data.datasets": ("DATASETS", "worker_counts"),
-        "env": ("Env", "environment_record", "get_profile", "in_colab", "PROFILES"),
-        "procs.launch": ("Launch",), "counters.memory": ("PeakMemory",), "measure.processes": ("ProcessRuns",),
-        "results.report": ("scoreboard", "Scoreboard")}.items() for name in names},
-}
+#: Names of release 0.1 that moved: old name -> (module, attribute or None for a module); see course_utils._moved.
+_MOVED = _moved.MOVED
 
 
 def __getattr__(name: str) -> Any:
     """``cu.capstone`` and ``cu.calibration`` on first use; a moved 0.1 name with a DeprecationWarning."""
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
-    if name in _MOVED:
-        module, attr = _MOVED[name]
-        new = f"{module}.{attr}" if attr else module
-        warnings.warn(f"cu.{name} moved to {new.replace('course_utils.', 'cu.', 1)} in course_utils 0.2; "
-                      "the old name goes in 0.3", DeprecationWarning, stacklevel=2)
-        obj = importlib.import_module(module)
-        return getattr(obj, attr) if attr else obj
-    raise AttributeError(f"module 'course_utils' has no attribute {name!r}")
+    return _moved.old_name(name)
 
 
 def __dir__() -> list[str]:

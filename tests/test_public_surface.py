@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import course_utils as cu
+from course_utils import _moved
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(ROOT.glob("solutions/[0-9][0-9]_*/*.ipynb"))
@@ -84,7 +85,8 @@ def test_every_cu_reference_in_the_lessons_and_docs_resolves():
     sources = _lesson_sources()
     sources |= {p.name: p.read_text(encoding="utf-8") for p in (ROOT / n for n in
                 ("README.md", "CONTRIBUTING.md", "INSTRUCTORS.md", "course_utils/README.md")) if p.exists()}
-    code = [p for d in ("course_utils", "tools") for p in sorted((ROOT / d).rglob("*.py"))]  # docstrings, messages
+    code = [p for d in ("course_utils", "tools") for p in sorted((ROOT / d).rglob("*.py"))  # docstrings, messages
+            if p.name != "_moved.py"]  # it names the 0.1 paths on purpose
     sources |= {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in code}
     broken = []
     for where, text in sources.items():
@@ -123,7 +125,36 @@ def test_a_moved_name_still_works_for_one_release_and_says_where_it_went(name):
     new = getattr(new, attr) if attr else new
     with pytest.warns(DeprecationWarning, match=rf"cu\.{name} moved to cu\.") as record:
         old = getattr(cu, name)
-    assert old is new and "0.3" in str(record[0].message)
+    assert "0.3" in str(record[0].message)
+    if attr or len(_moved.OLD_MODULES[name]) == 1:
+        assert old is new
+    else:  # a module split in 0.2: every name of each of its homes, through the old module
+        for home in _moved.OLD_MODULES[name]:
+            mod = importlib.import_module(f"course_utils.{home}")
+            for public in getattr(mod, "__all__", ()):
+                assert getattr(old, public) is getattr(mod, public), f"cu.{name}.{public}"
+
+
+@pytest.mark.parametrize("old", _moved.PACKAGE_NAMES)
+def test_a_subpackage_that_took_an_old_module_name_answers_its_old_names(old):
+    package = importlib.import_module(f"course_utils.{old}")
+    for home in _moved.OLD_MODULES[old]:
+        mod = importlib.import_module(f"course_utils.{home}")
+        names = [n for n in getattr(mod, "__all__", ()) if n not in vars(package)]
+        for name in names:
+            with pytest.warns(DeprecationWarning, match=rf"cu\.{old}\.{name} moved to cu\.{old}\.\w+\.{name}"):
+                assert getattr(package, name) is getattr(mod, name)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        package.no_such_name  # noqa: B018
+
+
+def test_the_old_names_of_a_saved_0_1_lesson_resolve():
+    """What 0.1's lessons 02, 10 and 19 said, as a learner's saved copy still says it."""
+    with pytest.warns(DeprecationWarning):
+        assert cu.launch.slurm_locally is cu.procs.slurm.slurm_locally
+        assert cu.data.worker_counts is cu.data.loaders.worker_counts
+        assert cu.training.evaluate is cu.evaluate
+        assert cu.fixes.NAIVE_BATCH == cu.capstone.fixes.NAIVE_BATCH and cu.prepare is cu.capstone.prepare
 
 
 def test_an_unknown_name_is_an_attribute_error():

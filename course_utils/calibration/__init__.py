@@ -8,3 +8,10 @@ compared, ``records`` what each comparison gave.
 from .runner import Calibration, calibrate, load_calibration
 
 __all__ = ["Calibration", "calibrate", "load_calibration"]
+
+
+def __getattr__(name: str) -> object:
+    """0.1's ``cu.calibration.<name>`` (the module this subpackage replaced), with a DeprecationWarning, until 0.3."""
+    from .._moved import old_attribute
+
+    return old_attribute("calibration", name)

@@ -4,3 +4,10 @@
 """
 
 from . import labels, plots, readings, report, store  # noqa: F401  (``cu.results.<module>.<name>`` always resolves)
+
+
+def __getattr__(name: str) -> object:
+    """0.1's ``cu.results.<name>`` (the module this subpackage replaced), with a DeprecationWarning, until 0.3."""
+    from .._moved import old_attribute
+
+    return old_attribute("results", name)
