@@ -15,7 +15,7 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help data run reference wheelhouse test test-grading compat check speedrun calibrate lab lint release autograde autograde-slurm grades feedback collect zip-collect check-submissions formgrader clean distclean
+.PHONY: help data run reference wheelhouse test test-grading compat check release-check typecheck nbval lock speedrun calibrate lab lint release autograde autograde-slurm grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -55,8 +55,24 @@ test-grading: $(STAMP)  ## attacks on the grader, JOBS=2 and SLURM against seria
 compat: $(STAMP)  ## unit tests + every lesson (smoke) on the floor torch and the GPU box's stack, venvs in build/compat/ (STACK=floor|gpu-box, A="14 18")
 	$(PY) tools/compat.py $(STACK) $(if $(A),--lessons $(A))
 
-check: lint  ## ruff, then every test not marked slow (no notebook, nbgrader or torchrun run): minutes
+check: lint release-check typecheck  ## ruff, the release check, mypy, then every test not marked slow (no notebook, nbgrader or torchrun run): ~3 min
 	$(PY) -m pytest -m "not slow"
+
+release-check: $(STAMP)  ## what `make release` writes is committed: notebooks/ (regenerated into a temporary folder; stale files named) and lessons.json: seconds
+	$(PY) tools/release_check.py $(A)
+	$(PY) tools/lesson_facts.py --check
+
+typecheck: $(STAMP)  ## mypy on course_utils and tools (settings and known exceptions: [tool.mypy] in pyproject.toml)
+	$(PY) -m mypy
+
+# nbval's options live here, not in pyproject.toml's addopts: plain pytest works without nbval.
+NBVAL_ARGS := --nbval-lax --nbval-current-env --nbval-sanitize-with=tests/nbval_sanitize.cfg --nbval-cell-timeout=300
+nbval: $(STAMP) data  ## one lesson under nbval, smoke profile: every cell runs without error (A=NN_slug or A=NN; ~1 min)
+	$(PY) -m pytest -p no:cacheprovider $(NBVAL_ARGS) \
+		$(or $(wildcard $(A:%=solutions/%*/*.ipynb)),$(error make nbval A=<NN_slug or NN>: no lesson in solutions/ matches '$(A)'))
+
+lock: $(STAMP)  ## requirements-lock.txt = pip freeze of .venv, header kept (CHECK=1: only show what would change; FRESH=1: resolve anew in build/lock-venv)
+	$(PY) tools/lock.py $(if $(filter-out 0,$(CHECK)),--check) $(if $(filter-out 0,$(FRESH)),--fresh)
 
 speedrun: $(STAMP) data  ## the stacked speed-run to a target accuracy, outside a notebook (ARGS="--naive --seeds 6 ..."; ARGS=--help lists the options)
 	$(PY) -m course_utils.capstone.cli $(ARGS)
@@ -67,8 +83,8 @@ calibrate: $(STAMP)  ## real A/A comparisons of real workloads: false-verdict ra
 lab: $(STAMP)  ## open JupyterLab on the student notebooks (LAB_ARGS=<extra jupyter lab options>)
 	$(PY) -m jupyter lab notebooks/ $(ROOT_ARGS) $(LAB_ARGS)
 
-lint: $(STAMP)  ## ruff on the library, tests and tools
-	$(PY) -m ruff check course_utils tests tools nbgrader_config.py
+lint: $(STAMP)  ## ruff on the library, tests, tools and the solution notebooks (their rules: pyproject.toml)
+	$(PY) -m ruff check course_utils tests tools nbgrader_config.py solutions
 
 clean:  ## remove generated files (keeps .venv, results and grading folders)
 	rm -rf build .pytest_cache .ruff_cache
@@ -86,8 +102,9 @@ distclean: clean  ## also remove .venv
 # so PATH has the venv first.
 GRADING := PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) tools/grading.py
 
-release: $(STAMP)  ## regenerate notebooks/ from solutions/ with nbgrader (no gradebook)
+release: $(STAMP)  ## regenerate notebooks/ from solutions/ with nbgrader (no gradebook), and the lessons' facts (lessons.json)
 	$(GRADING) release $(A)
+	$(PY) tools/lesson_facts.py
 
 collect: $(STAMP)  ## copy FROM=<folder>/<student>/<assignment>/ into submitted/
 	@test -n "$(FROM)" || { echo "usage: make collect FROM=<folder of <student>/<assignment>/>"; exit 2; }

@@ -105,7 +105,7 @@ def synchronize(device: torch.device | str) -> None:
     elif device.type != "cpu":
         accelerator = getattr(torch, "accelerator", None)
         current = accelerator.current_accelerator() if accelerator is not None else None
-        if current is not None and current.type == device.type:
+        if accelerator is not None and current is not None and current.type == device.type:
             accelerator.synchronize(device)
 
 

@@ -73,5 +73,5 @@ def progress_bar(total: int | None, desc: str = "", *, leave: bool = True, unit:
             final = {**bar.container._repr_mimebundle_(), **final}
         handle.update(final, raw=True)
 
-    bar.close = close_and_publish  # type: ignore[method-assign]
+    bar.close = close_and_publish
     return bar

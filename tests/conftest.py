@@ -9,7 +9,8 @@
 #   retried, so that it fails by chance less than once in 1,000 runs.
 # - A timeout that only stops a hung test is no assertion about time; leave it many times what the work takes.
 # - Tests that execute notebooks, run nbgrader or torchrun, or train for long are marked @pytest.mark.slow:
-#   `make check` leaves them out, `make test` runs them.
+#   `make check` leaves them out, `make test` runs them. Those that execute a notebook or run nbgrader are also
+#   marked @pytest.mark.notebooks (`pytest -m "not notebooks"`); tests/test_markers.py finds unmarked ones.
 
 # Fixture notebooks are inputs of the grading tests, not notebooks for nbval to execute.
 collect_ignore_glob = ["fixtures/*"]

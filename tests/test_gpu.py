@@ -297,7 +297,7 @@ def test_dataloader_workers_with_pinned_memory_through_train(dev):
 
 
 def test_batches_make_no_host_sync_across_epochs(dev):
-    # A Dataset on the GPU: cu.train samples its batches with cu.data.datasets.batches, three epochs here;
+    # A Dataset on the GPU: cu.train samples its batches with cu.data.loaders.batches, three epochs here;
     # a permutation copied from pageable CPU memory per epoch would be a sync (an error in this mode).
     g = torch.Generator().manual_seed(0)
     data = cu.Dataset("synthetic", torch.randn(512, 1, 8, 8, generator=g), torch.randint(0, 10, (512,), generator=g),

@@ -18,7 +18,8 @@ import torch
 
 from tools.run_notebooks import execute_notebook
 
-pytestmark = [pytest.mark.slow, pytest.mark.gpu_profile]  # executes a lesson that launches torchrun six times
+# executes a lesson that launches torchrun six times
+pytestmark = [pytest.mark.slow, pytest.mark.notebooks, pytest.mark.gpu_profile]
 
 ROOT = Path(__file__).resolve().parents[1]
 SLUG = "10_distributed_data_parallel"

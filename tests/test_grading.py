@@ -362,6 +362,7 @@ def only_fixture(graded: Graded) -> None:
 # lesson, left out of `make check`; the fast checks of the tools' parts at the end are not.
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_solution_scores_full_autograded_marks_without_errors(graded):
     """Also the execution check of every solution: no cell may raise or run out of time."""
     assert graded.auto_max > 0, "the assignment has no autograded tests"
@@ -373,6 +374,7 @@ def test_solution_scores_full_autograded_marks_without_errors(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_blank_release_scores_zero(graded):
     # lessons: the blank's test cells were replaced by `pass`, so zero also proves they were restored
     assert graded.auto["blank"] == 0 and graded.scores["blank"] == 0, graded.explain("blank")
@@ -389,6 +391,7 @@ def output_text(c) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_a_solution_never_needs_an_unfinished_exercise(graded):
     """cu.needs hides a NameError or a stub only in a release: in the solution it must never fire."""
     fired = [i for i, c in enumerate(autograded(graded, "good").cells)
@@ -397,6 +400,7 @@ def test_a_solution_never_needs_an_unfinished_exercise(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_blank_release_stops_only_where_the_learner_works(graded):
     """An unfinished exercise fails its own test cells, never a lesson cell cells later (cu.needs)."""
     if graded.assignment == FIXTURE.name:
@@ -410,6 +414,7 @@ def test_blank_release_stops_only_where_the_learner_works(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_partial_submission_scores_strictly_between(graded):
     only_fixture(graded)
     assert 0 < graded.auto["partial"] < graded.auto_max, (
@@ -419,6 +424,7 @@ def test_partial_submission_scores_strictly_between(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_edited_test_cells_are_replaced_by_the_original_tests(graded):
     tampered = "partial" if graded.assignment == FIXTURE.name else "blank"
     path = graded.course / "autograded" / tampered / graded.assignment / f"{graded.assignment}.ipynb"
@@ -430,6 +436,7 @@ def test_edited_test_cells_are_replaced_by_the_original_tests(graded):
 # --- robustness ------------------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_precheck_names_each_damaged_submission(graded):
     assert graded.run.check.returncode == 1
     lines = graded.run.check.stdout.splitlines()
@@ -441,6 +448,7 @@ def test_precheck_names_each_damaged_submission(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_damaged_submissions_are_set_aside_with_a_clear_entry(graded):
     for student, what in DAMAGED.items():
         row = graded.row(student)
@@ -452,6 +460,7 @@ def test_damaged_submissions_are_set_aside_with_a_clear_entry(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_every_sound_submission_is_graded_despite_the_bad_ones(graded):
     for student in graded.executed:
         assert graded.row(student)["status"] == "graded", graded.explain(student)
@@ -459,6 +468,7 @@ def test_every_sound_submission_is_graded_despite_the_bad_ones(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_syntax_error_and_infinite_loop_get_a_clear_entry(graded):
     only_fixture(graded)
     notes = graded.row("broken")["notes"]
@@ -467,6 +477,7 @@ def test_syntax_error_and_infinite_loop_get_a_clear_entry(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_all_assignments_are_graded_in_one_nbgrader_run(graded):
     """One worker (--jobs 1): one nbgrader run executes every submission, one more scores them."""
     logs = graded.course / "autograded" / ".logs"
@@ -478,6 +489,7 @@ def test_all_assignments_are_graded_in_one_nbgrader_run(graded):
 # --- results ---------------------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_autograde_leaves_results_untouched(graded):
     """A smoke autograde writes no result into the course's results/ (nor the checkout's)."""
     assert graded.run.results_before is not None
@@ -498,6 +510,7 @@ def test_autograde_leaves_results_untouched(graded):
 # --- what students get -----------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_release_contains_no_solution_or_hidden_tests(graded):
     path = graded.course / "notebooks" / graded.assignment / f"{graded.assignment}.ipynb"
     text = path.read_text(encoding="utf-8")
@@ -511,6 +524,7 @@ def test_release_contains_no_solution_or_hidden_tests(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_release_runs_without_nbgrader(graded):
     pattern = re.compile(r"^\s*(import nbgrader|from nbgrader\b|[%!]?\s*pip install .*nbgrader)", re.M)
     for c in graded.release.cells:
@@ -519,6 +533,7 @@ def test_release_runs_without_nbgrader(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_feedback_exists_per_graded_student_and_hides_hidden_tests(graded):
     # secret lines the release quotes anyway (say, in its prose) cannot leak; the others must not
     # appear anywhere in the feedback, tracebacks included
@@ -545,6 +560,7 @@ def test_feedback_exists_per_graded_student_and_hides_hidden_tests(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_feedback_switch_shows_hidden_tests(graded):
     only_fixture(graded)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
@@ -560,6 +576,7 @@ def test_feedback_switch_shows_hidden_tests(graded):
 # --- metadata, grades and release ------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_grade_ids_are_unique_and_points_add_up(graded):
     ids = collections.Counter(nbg(c)["grade_id"] for c in graded.solution.cells if nbg(c).get("grade_id"))
     assert not [k for k, n in ids.items() if n > 1], ids
@@ -569,6 +586,7 @@ def test_grade_ids_are_unique_and_points_add_up(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_grades_csv_has_one_row_per_submission(graded):
     assert graded.run.header == FIELDS
     students = {s for a, s in graded.run.rows if a == graded.assignment}
@@ -580,6 +598,7 @@ def test_grades_csv_has_one_row_per_submission(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_grades_of_one_assignment_keep_the_other_rows(graded):
     """`make grades A=<one>` merges by (student, assignment): no other assignment's row is dropped."""
     assert graded.run.rows_after_one == graded.run.rows
@@ -591,17 +610,18 @@ def test_grades_of_one_assignment_keep_the_other_rows(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_committed_release_equals_a_fresh_generation(graded):
     if graded.assignment == FIXTURE.name:
         pytest.skip("the fixture has no committed release")
-    for fresh in sorted((graded.course / "notebooks" / graded.assignment).glob("*.ipynb")):
-        committed = ROOT / "notebooks" / graded.assignment / fresh.name
-        assert committed.exists(), f"{committed.relative_to(ROOT)} missing: run make release"
-        assert json.loads(committed.read_text()) == json.loads(fresh.read_text()), (
-            f"{committed.relative_to(ROOT)} is stale: run make release")
+    from tools.release_check import differences  # `make release-check`'s comparison
+
+    problems = differences(graded.course / "notebooks", ROOT / "notebooks", [graded.assignment])
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_release_is_deterministic(courses):
     def again(course: Path) -> None:
         before = {p: p.read_bytes() for p in sorted(course.glob("notebooks/*/*.ipynb"))}
@@ -692,6 +712,7 @@ def test_unsafe_zip_members_are_named_and_dropped():
 
 
 @pytest.mark.slow  # nbgrader generates the release of a temporary course first
+@pytest.mark.notebooks
 def test_zip_collect_skips_an_unsafe_member_and_collects_the_rest(tmp_path):
     import zipfile
 

@@ -34,7 +34,7 @@ from grading_attacks import FIXTURE, attacks  # noqa: E402
 
 from tools import sandbox  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.grading,
+pytestmark = [pytest.mark.slow, pytest.mark.notebooks, pytest.mark.grading,
               pytest.mark.skipif(sandbox.find() is None, reason=sandbox.WHY_NOT)]
 
 

@@ -20,7 +20,7 @@ from test_grading_safety import FIXTURE, make, make_course
 
 from tools import sandbox
 
-pytestmark = [pytest.mark.slow, pytest.mark.grading,
+pytestmark = [pytest.mark.slow, pytest.mark.notebooks, pytest.mark.grading,
               pytest.mark.skipif(sandbox.find() is None, reason=sandbox.WHY_NOT)]
 
 

@@ -117,6 +117,7 @@ def test_every_verdict_is_forced_on_some_lesson():
 
 
 @pytest.mark.slow  # executes every lesson
+@pytest.mark.notebooks
 @pytest.mark.parametrize(("lesson", "forced"), RUNS, ids=[f"{s}-{f}" for s, f in RUNS])
 def test_lesson_runs_clean_and_prints_the_forced_readings(executed, lesson, forced):
     run, logged = executed[(lesson, forced)]
@@ -131,6 +132,7 @@ def test_lesson_runs_clean_and_prints_the_forced_readings(executed, lesson, forc
 
 
 @pytest.mark.slow  # executes every data-loading lesson
+@pytest.mark.notebooks
 @pytest.mark.parametrize("lesson", [p.parent.name for p in LESSONS])
 def test_lesson_runs_clean_on_digits(executed, lesson):
     (run, _), = [v for (slug, _), v in executed.items() if slug == lesson][:1]

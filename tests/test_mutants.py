@@ -65,6 +65,7 @@ def _cases() -> list[tuple[str, str]]:
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 @pytest.mark.parametrize("lesson,variant", _cases())
 def test_variant(outcomes, lesson, variant):
     if lesson not in RUN:
@@ -103,6 +104,7 @@ def test_every_exercise_has_mutants_and_an_alternative(lesson):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 def test_the_runner_reports_a_wrong_answer_that_passes_and_a_right_one_that_fails(tmp_path):
     """The harness itself: a "wrong" file that is the solution passes, a "right" one that raises fails."""
     lesson = LESSONS[0]

@@ -46,6 +46,7 @@ def texts(outputs: list[dict]) -> list[str]:
     return [o.get("data", {}).get("text/plain", "") if o["output_type"] != "stream" else o["text"] for o in outputs]
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("name", ["widget", "text"])
 def test_a_finished_bar_saves_its_final_state(saved, name):
     (out,) = saved[name]
@@ -54,16 +55,19 @@ def test_a_finished_bar_saves_its_final_state(saved, name):
     assert ("application/vnd.jupyter.widget-view+json" in out["data"]) is (name == "widget")
 
 
+@pytest.mark.notebooks
 @pytest.mark.parametrize("name", ["widget gone", "widget short gone", "text gone", "disabled"])
 def test_a_bar_that_leaves_nothing_saves_nothing(saved, name):
     assert not any(texts(saved[name])), saved[name]
 
 
+@pytest.mark.notebooks
 def test_a_bar_closed_short_of_its_total_keeps_where_it_stopped(saved):
     (text,) = texts(saved["widget short"])
     assert text.startswith("widget short:  40%|") and "| 2/5 [" in text
 
 
+@pytest.mark.notebooks
 def test_no_saved_output_shows_a_stale_start(saved):
     assert " 0%|" not in json.dumps(saved, ensure_ascii=False)
 

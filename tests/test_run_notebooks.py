@@ -14,7 +14,7 @@ import pytest
 
 from tools.run_notebooks import execute_notebook
 
-pytestmark = pytest.mark.slow  # executes notebooks in a kernel: not in `make check`
+pytestmark = [pytest.mark.slow, pytest.mark.notebooks]  # executes notebooks in a kernel: not in `make check`
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The cheapest lesson that draws a figure in the smoke profile (about 6 s, no dataset).

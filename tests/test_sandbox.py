@@ -83,6 +83,7 @@ def test_a_run_belongs_to_one_hand_in(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.notebooks
 @pytest.mark.skipif(sandbox.find() is None, reason=sandbox.WHY_NOT)
 def test_a_sandboxed_kernel_runs_code_and_sees_only_its_own_files(tmp_path):
     """A real kernel through the course-sandbox kernel spec, over ipc:// sockets, as nbgrader starts it."""

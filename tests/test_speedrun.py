@@ -261,7 +261,8 @@ def test_the_cifar10_target_is_reachable_and_a_miss_is_cheap() -> None:
 
 
 def test_the_gpu_ablation_fits_its_share_of_the_reference_window() -> None:
-    from course_utils.capstone.ablation import ablation_arms, seeds_needed
+    from course_utils.capstone.ablation import ablation_arms
+    from course_utils.capstone.ablation_table import seeds_needed
 
     for profile in ("cpu", "gpu"):
         fixes = speedrun.PROFILES[profile].fixes

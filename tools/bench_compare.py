@@ -7,6 +7,7 @@ cu.compare resolves within a fixed time budget of rounds. Run: `.venv/bin/python
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def main() -> None:
         print(f"  median A/A width with {threads} thread(s): {sorted(widths)[len(widths) // 2]:.3f}")
     for extra in (1, 2, 3, 5, 10, 20):  # percent of extra work in the trick arm
         units = base + base * extra // 100
-        c = cu.compare(lambda: work(base), lambda u=units: work(u), budget=args.budget,
+        c = cu.compare(lambda: work(base), functools.partial(work, units), budget=args.budget,
                        num_threads=1, progress=False)
         print(f"+{extra:>2} % work, 1 thread: time ratio {c.time_ratio:.3f}, speed-up CI "
               f"[{c.ci[0]:.3f}, {c.ci[1]:.3f}], {c.rounds} rounds -> {c.verdict}")

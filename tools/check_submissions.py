@@ -63,7 +63,7 @@ def check_notebook(path: Path, expected: dict[str, dict]) -> tuple[list[str], li
         return [f"{path.name}: not a Jupyter notebook ({type(e).__name__}: {e})"], []
     problems: list[str] = []
     notes: list[str] = []
-    ids = collections.Counter(_nbgrader(c).get("grade_id") for c in cells if _nbgrader(c).get("grade_id"))
+    ids = collections.Counter[str](_nbgrader(c)["grade_id"] for c in cells if _nbgrader(c).get("grade_id"))
     if expected and not cells:
         return [f"{path.name}: the notebook is empty; ask the student for the file"], []
     if expected and not ids:

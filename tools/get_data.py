@@ -21,8 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from course_utils.data import fashion_mnist  # noqa: E402
-from course_utils.data.datasets import FORCE_ENV, cache_dir, forced_dataset  # noqa: E402
-from course_utils.data.fashion_mnist import fashionmnist_ready, prepare_fashionmnist, raw_folder  # noqa: E402
+from course_utils.data.datasets import FORCE_ENV, forced_dataset  # noqa: E402
+from course_utils.data.fashion_mnist import (  # noqa: E402
+    cache_dir,
+    fashionmnist_ready,
+    prepare_fashionmnist,
+    raw_folder,
+)
 
 PACKAGE = "dataset-fashion-mnist"
 APT_TIMEOUT_S = 600

@@ -132,7 +132,7 @@ def checked_archive(assignment: str) -> list[str]:
     of the download uncollected.
     """
     archive = ROOT / "downloaded" / assignment / "archive"
-    cleaned, skipped = {}, []
+    cleaned, skipped = dict[Path, bytes](), list[str]()
     for path in sorted(archive.rglob("*.zip")):
         try:
             data, bad = clean_zip(path, str(path.relative_to(ROOT)))

@@ -135,7 +135,7 @@ def _unpack(text: str, budget: _Budget) -> dict[str, str]:
     """Each compressed stream that starts somewhere in ``text`` (read as bytes), inflated (capped)."""
     if max(text, default="") > "\xff":
         return {}
-    data, out = text.encode("latin-1"), {}
+    data, out = text.encode("latin-1"), dict[str, str]()
     for match in _MAGIC.finditer(data):
         if not budget.spend(4096):
             break

@@ -224,7 +224,7 @@ class HideHiddenTests(NbGraderPreprocessor):
 
     def _secret_lines(self, nb: NotebookNode) -> set[str]:
         """Stripped hidden-test lines that appear nowhere outside the hidden blocks (so are secret)."""
-        hidden, visible = set(), set()
+        hidden, visible = set[str](), set[str]()
         for cell in nb.cells:
             lines = cell.source.split("\n")
             numbers = hidden_line_numbers(cell.source, self.begin_test_delimeter, self.end_test_delimeter)

@@ -129,7 +129,7 @@ def python_paths() -> list[Path]:
                                         paths["purelib"], paths["platlib"])}
     for finder in sys.meta_path:  # every finder's answer: the kernel's sys.path differs from this one's
         try:
-            spec = finder.find_spec("course_utils", None)  # type: ignore[attr-defined]
+            spec = finder.find_spec("course_utils", None)
         except (AttributeError, ImportError, TypeError, ValueError):
             continue
         if spec and spec.submodule_search_locations:

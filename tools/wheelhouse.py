@@ -115,7 +115,7 @@ def report(dest: Path, limit_mb: float) -> int:
         return 1
     for name, kind, size in rows:
         print(f"  {size / 1e6:6.2f} MB  {kind:<13} {name}")
-    binary = sorted({WHEEL.match(n)["name"] for n, k, _ in rows if k.startswith("binary") and WHEEL.match(n)})
+    binary = sorted({m["name"] for n, k, _ in rows if k.startswith("binary") and (m := WHEEL.match(n))})
     print(f"{len(rows)} wheels, {total:.1f} MB in all (limit {limit_mb:.0f} MB); binary: {', '.join(binary) or 'none'}")
     dup = duplicates(dest)
     if dup:

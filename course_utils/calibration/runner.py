@@ -249,7 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m course_utils.calibration [--comparisons N] [--profile P]``: run, print and save."""
     from ..env import PROFILES
 
-    p = argparse.ArgumentParser(prog="python -m course_utils.calibration", description=calibrate.__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m course_utils.calibration",
+                                description=(calibrate.__doc__ or "").split("\n")[0])
     p.add_argument("--comparisons", type=int, default=200, metavar="N", help="comparisons in all (default 200)")
     p.add_argument("--profile", choices=PROFILES, help="the profile to save under (default: the run profile)")
     p.add_argument("--workloads", nargs="+", choices=list(WORKLOADS), metavar="NAME",

@@ -92,7 +92,7 @@ def _matmul(device: torch.device) -> Callable[[], Any]:
 
 
 def _train_step(device: torch.device) -> Callable[[], Any]:
-    from ..data.datasets import synthetic
+    from ..data.loaders import synthetic
     from ..training.loop import train_step
     from ..training.models import MLPConfig, make_mlp
 
@@ -105,7 +105,7 @@ def _train_step(device: torch.device) -> Callable[[], Any]:
 def _epoch(device: torch.device) -> Callable[[], Any]:
     from torch.utils.data import DataLoader, TensorDataset
 
-    from ..data.datasets import synthetic
+    from ..data.loaders import synthetic
 
     data = TensorDataset(*synthetic(256, (3, 16, 16)))
 

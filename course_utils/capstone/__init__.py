@@ -7,13 +7,16 @@ This subpackage may import anything in the library; nothing in the library impor
 - ``fixes``: the fixes as switches (:class:`Stack`, :data:`FIXES`, :func:`fast_config`)
 - ``script`` and ``speedrun``: the training script built with a stack (:func:`stepper`, :func:`prepare`,
   :func:`run_once`)
-- ``ablation``: each fix alone and each fix removed (:func:`ablate`)
+- ``ablation`` and ``ablation_table``: each fix alone and each fix removed, run (:func:`ablate`) and read as one
+  table (:class:`Ablation`)
 - ``extras``: CIFAR-10 and several GPUs, when this machine has them; ``_ddp_rank``: one torchrun rank
 - ``cli``: the speed-run on the command line
 """
 
-from . import ablation, extras, fixes, script, speedrun  # noqa: F401  (cu.capstone.<module>.<name> resolves)
-from .ablation import Ablation, ablate
+# ``cu.capstone.<module>.<name>`` resolves:
+from . import ablation, ablation_table, extras, fixes, script, speedrun  # noqa: F401
+from .ablation import ablate
+from .ablation_table import Ablation
 from .fixes import FIXES, DeviceInfo, SpeedConfig, Stack, fast_config
 from .script import stepper
 from .speedrun import RunResult, prepare, run_once

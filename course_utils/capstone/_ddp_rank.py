@@ -23,7 +23,7 @@ def main() -> None:
     from course_utils.capstone import speedrun
     from course_utils.capstone.fixes import DeviceInfo, Stack, fast_config
     from course_utils.capstone.script import build
-    from course_utils.data.datasets import batches
+    from course_utils.data.loaders import batches
     from course_utils.procs import launch
 
     p = argparse.ArgumentParser()

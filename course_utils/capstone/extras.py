@@ -41,7 +41,7 @@ def cifar10_runs(env: Env, *, config: SpeedConfig | None = None, seeds: tuple[in
     """The full stack to ``target`` validation accuracy on CIFAR-10, one run per seed, beside airbench's figure.
 
     Runs only in the gpu profile on CUDA (it is a GPU speed-run) and only when CIFAR-10 can be
-    had: on disk, or downloaded first (:func:`~course_utils.data.datasets.fetch_cifar10`; not with
+    had: on disk, or downloaded first (:func:`~course_utils.data.cifar10.fetch_cifar10`; not with
     ``COURSE_OFFLINE=1`` nor when its host does not answer). Otherwise it prints why in one plain
     line, before preparing anything, and returns None: the dataset fallback (digits, and its
     warning) is never used here.
@@ -57,7 +57,8 @@ def cifar10_runs(env: Env, *, config: SpeedConfig | None = None, seeds: tuple[in
     Returns:
         ``{"dataset", "target", "gpu", "runs", "airbench"}`` (each run without its log), or None.
     """
-    from ..data.datasets import FORCE_ENV, fetch_cifar10, forced_dataset
+    from ..data.cifar10 import fetch_cifar10
+    from ..data.datasets import FORCE_ENV, forced_dataset
     from .fixes import Stack
     from .speedrun import PROFILES, prepare, run_once
 

@@ -73,7 +73,7 @@ def build(stack: Stack, prepared: Any, *, seed: int, config: SpeedConfig | None 
         config: the device-dependent choices; :func:`~course_utils.capstone.fixes.fast_config` of the device when None.
         device: where to train; :func:`~course_utils.env.choose_device` when None.
     """
-    from ..data import datasets as cu_data
+    from ..data.dataset import Dataset
     from ..data.image_files import image_folder
     from ..env import autocast, check_device, seed_everything
     from ..training.loop import evaluate, train_step
@@ -98,7 +98,7 @@ def build(stack: Stack, prepared: Any, *, seed: int, config: SpeedConfig | None 
         loader = torch.utils.data.DataLoader(files, batch_size=1024, num_workers=workers)
         X, y = (torch.cat(t) for t in zip(*loader))
         # on the device before the setup clock stops, so no copy falls outside the stopwatch
-        source: Any = cu_data.Dataset(data.name, X, y, X[:1], y[:1], data.classes).to(device)
+        source: Any = Dataset(data.name, X, y, X[:1], y[:1], data.classes).to(device)
     else:
         source = torch.utils.data.DataLoader(files, batch_size=batch, shuffle=True, drop_last=True,
                                              num_workers=workers, persistent_workers=workers > 0,
@@ -135,7 +135,7 @@ def stepper(stack: Stack, prepared: Any, *, seed: int = 0, config: SpeedConfig |
     device; the stack's indexes the decoded tensor. Anomaly detection is on inside the step where
     the script has it on. For :func:`~course_utils.counters.profiling.profile_table` and ``cu.compare``.
     """
-    from ..data.datasets import batches
+    from ..data.loaders import batches
 
     s = build(stack, prepared, seed=seed, config=config, device=device)
     if "decode_once" in stack:

@@ -99,7 +99,7 @@ PROFILES: dict[str, Profile] = {
 class Prepared:
     """A dataset split for speed-runs, with its training images written as PNG files (once)."""
 
-    data: Any  # course_utils.data.datasets.Dataset: train / test
+    data: Any  # course_utils.data.dataset.Dataset: train / test
     X_val: torch.Tensor
     y_val: torch.Tensor
     image_root: Path
@@ -113,19 +113,21 @@ class Prepared:
 
 def prepare(dataset: str = "fashionmnist", profile: str = "cpu", *, verbose: bool = True) -> Prepared:
     """Load ``dataset`` at ``profile``'s sizes, hold out a validation split, write the PNG files (reused)."""
-    from ..data import datasets as cu_data
+    from ..data.dataset import Dataset
+    from ..data.datasets import load_dataset
+    from ..data.fashion_mnist import cache_dir
     from ..data.image_files import write_image_folder
 
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
     p = PROFILES[profile]
-    ds = cu_data.load_dataset(dataset, train_size=p.train_size + p.val_size, test_size=p.test_size, verbose=verbose)
+    ds = load_dataset(dataset, train_size=p.train_size + p.val_size, test_size=p.test_size, verbose=verbose)
     # a fallback smaller than the profile (digits for CIFAR-10's sizes) keeps four fifths for training
     n_val = min(p.val_size, len(ds.X_train) // 5)
     order = torch.randperm(len(ds.X_train), generator=torch.Generator().manual_seed(0))
     val, train = order[:n_val], order[n_val:]
-    data = cu_data.Dataset(ds.name, ds.X_train[train], ds.y_train[train], ds.X_test, ds.y_test, ds.classes)
-    root = cu_data.cache_dir() / "png" / f"speedrun-{ds.name}-{profile}"
+    data = Dataset(ds.name, ds.X_train[train], ds.y_train[train], ds.X_test, ds.y_test, ds.classes)
+    root = cache_dir() / "png" / f"speedrun-{ds.name}-{profile}"
     write_image_folder(data.X_train, data.y_train, root, classes=ds.classes, skip_existing=True, verbose=verbose)
     return Prepared(data, ds.X_train[val], ds.y_train[val], root, profile)
 
@@ -190,7 +192,7 @@ def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig
         A :class:`RunResult`: time to target (None when the budget ran out first), the last
         validation accuracy, the one test accuracy, steps, and the log of evaluations and decisions.
     """
-    from ..data import datasets as cu_data
+    from ..data.dataset import Dataset
     from ..env import check_device
     from ..training.loop import evaluate, train
     from .script import build
@@ -201,7 +203,7 @@ def run_once(stack: Stack, prepared: Prepared, *, seed: int, config: SpeedConfig
     started = time.perf_counter()
     s = build(stack, prepared, seed=seed, config=config, device=device)
     data = prepared.data
-    val = cu_data.Dataset(data.name, data.X_train[:1], data.y_train[:1], prepared.X_val, prepared.y_val,
+    val = Dataset(data.name, data.X_train[:1], data.y_train[:1], prepared.X_val, prepared.y_val,
                           data.classes).to(device)
     setup_s = time.perf_counter() - started
     eval_every = max(1, prepared.sizes.eval_examples // s.batch_size)

@@ -129,7 +129,7 @@ def _copy(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[str
     if is_accelerator(src) == is_accelerator(dst):
         return None
     if is_accelerator(src):  # device to host; a _to_copy to the CPU with non_blocking pins its output
-        pinned = out_pinned if dst_t is None else dst_t.is_pinned()
+        pinned = bool(out_pinned) if dst_t is None else dst_t.is_pinned()
         return ("to_host", None) if copy_blocks(src, dst, non_blocking=non_blocking, host_pinned=pinned) else None
     if not copy_blocks(src, dst, non_blocking=non_blocking, host_pinned=src_t.is_pinned()):
         return None
@@ -178,8 +178,8 @@ def host_held_optimizer_state(optimizer: torch.optim.Optimizer) -> Iterator[torc
         if group.get("capturable") or group.get("fused"):
             continue
         for p in group["params"]:
-            state = optimizer.state.get(p)
-            for key in HOST_STATE_KEYS if state else ():
+            state = optimizer.state.get(p) or {}
+            for key in HOST_STATE_KEYS:
                 value = state.get(key)
                 if isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type == "cpu":
                     yield value

@@ -54,7 +54,7 @@ def _from_notebook(tb: TracebackType | None) -> bool:
     return name.startswith("<") or "ipykernel" in name or "ipython-input" in name
 
 
-def _stub_in_chain(exc: BaseException, tb: TracebackType | None) -> bool:
+def _stub_in_chain(exc: BaseException | None, tb: TracebackType | None) -> bool:
     """Whether ``exc`` is a stub, or was raised ``from`` one (an engine wrapper naming the arm)."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:

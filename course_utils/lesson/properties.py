@@ -213,11 +213,15 @@ def assert_keeps_no_graph(call: Callable[[], Any], *, allow: int = 0, name: str 
 class _Nest(nn.Module):
     """A module wrapped in containers ``depth`` deep: Sequential > ModuleList > ModuleDict > ..."""
 
+    _inner: nn.Module  # set with object.__setattr__: called, not registered a second time
+
     def __init__(self, inner: nn.Module, depth: int) -> None:
         super().__init__()
         box: nn.Module = inner
+        wraps: list[Callable[[nn.Module], nn.Module]] = [
+            nn.Sequential, lambda m: nn.ModuleList([m]), lambda m: nn.ModuleDict({"block": m})]
         for level in range(depth):
-            box = [nn.Sequential, lambda m: nn.ModuleList([m]), lambda m: nn.ModuleDict({"block": m})][level % 3](box)
+            box = wraps[level % 3](box)
         self.body = box
         object.__setattr__(self, "_inner", inner)  # to call it, not a second registration
 

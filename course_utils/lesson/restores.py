@@ -48,7 +48,7 @@ def _flip_requires_grad(modules: Sequence[nn.Module]) -> None:
 
 
 #: name -> (what it is in words, read it, put the non-default value in place or None).
-STATE: dict[str, tuple[str, Callable[[Sequence[nn.Module]], Any], Callable[[Sequence[nn.Module]], None] | None]] = {
+STATE: dict[str, tuple[str, Callable[[Sequence[nn.Module]], Any], Callable[[Sequence[nn.Module]], object] | None]] = {
     "grad": ("grad mode (torch.is_grad_enabled())", lambda _: torch.is_grad_enabled(),
              lambda _: torch.set_grad_enabled(not torch.is_grad_enabled())),
     "anomaly": ("anomaly mode (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled())",

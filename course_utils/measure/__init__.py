@@ -2,7 +2,7 @@
 
 Layers, bottom up: ``clock`` and ``rounds`` (time calls, plan rounds), ``engine`` (the one measurement
 loop), ``stats`` and ``analysis`` (per-round times in, a verdict out: no clock, tested on injected times),
-``comparison`` and ``wording`` (what a verdict prints), ``compare`` and ``sweep`` (the entry points),
+``comparison``, ``formatting`` and ``wording`` (what a verdict prints), ``compare`` and ``sweep`` (the entry points),
 ``processes`` (arms in fresh processes), ``convergence``, ``target_comparison`` and ``rates`` (seed-level
 verdicts), ``forcing`` (forced verdicts for tests). It imports only ``env``, ``units``, ``devices``,
 ``hardware``, ``progress`` and ``procs`` below it.
@@ -18,6 +18,8 @@ from . import (  # noqa: F401
     engine,
     figures,
     forcing,
+    formatting,
+    options,
     processes,
     rates,
     rounds,

@@ -28,7 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .comparison import Comparison, format_level, interval_label, total_warning
+from .comparison import Comparison, total_warning
+from .formatting import format_level, interval_label
 from .stats import (
     CONTROL_LEVEL,
     FASTER,
@@ -181,7 +182,7 @@ def analyze(
     cv = lambda x: float(x.std() / x.mean()) if np.all(np.isfinite(x)) else math.nan  # noqa: E731
     rows, table = family
     c = Comparison(
-        names=tuple(names),  # type: ignore[arg-type]
+        names=tuple(names),
         speedup=float(np.median(r)),
         ci=ci,
         aa_speedup=float(np.median(aa)),
@@ -194,7 +195,7 @@ def analyze(
         trick_calls_per_round=trick_calls_per_round if trick_calls_per_round is not None else calls_per_round,
         num_threads=num_threads,
         device=device,
-        first_call_s=tuple(float(f) for f in first_call_s),  # type: ignore[arg-type]
+        first_call_s=tuple(float(f) for f in first_call_s),
         level=level,
         interval=interval_label(level, coverage, rounds_word=rounds_word, family=family),
         ratios=r.tolist(),
@@ -246,7 +247,7 @@ def range_only(baseline: Sequence[float], control: Sequence[float], trick: Seque
     if ratios is not None and finite:
         total = 1.0 / total
     return Comparison(
-        names=tuple(names), speedup=float(np.median(r)) if n else math.nan,  # type: ignore[arg-type]
+        names=tuple(names), speedup=float(np.median(r)) if n else math.nan,
         ci=(float(r.min()), float(r.max())) if n else (math.nan, math.nan),
         aa_speedup=float(np.median(aa)) if n else math.nan,
         aa_ci=(float(aa.min()), float(aa.max())) if n else (math.nan, math.nan),

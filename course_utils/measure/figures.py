@@ -115,7 +115,7 @@ def plot_comparison(comparison: Comparison | Sequence[Comparison], *, ax: Any = 
         rows.append((f"A/A: {base} vs {base}", c.aa_speedup, *c.aa_ci))
         colors += [verdict_color(c), "tab:gray"]
     cover = min((c.aa_coverage for c in comps), default=0.99)
-    from .comparison import format_level
+    from .formatting import format_level
 
     title = (f"speed-up (median, {format_level(comps[0].level)} interval); A/A control "
              f"({cover * 100:.1f} % interval)" if comps else "speed-up")

@@ -19,7 +19,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..data.datasets import Dataset, batches
+from ..data.dataset import Dataset
+from ..data.loaders import batches
 from ..env import autocast, synchronize
 from ..progress import progress_bar
 from .history import History
@@ -178,7 +179,7 @@ def train(
 
     Args:
         model: the model (moved to ``device``).
-        data: a :class:`~course_utils.data.datasets.Dataset` (moved to the device; batches are sampled
+        data: a :class:`~course_utils.data.dataset.Dataset` (moved to the device; batches are sampled
             from its training split), or any iterable of ``(X, y)`` batches such as a
             ``DataLoader`` (cycled epoch after epoch; batches are copied with ``non_blocking``).
         steps: optimizer steps to run (fewer when ``target`` is reached first).

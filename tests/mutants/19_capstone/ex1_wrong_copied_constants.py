@@ -1,6 +1,6 @@
 # kind: structure
 # why: the naive batch, learning rate and warm-up copied from the library as numbers: they go stale when it changes
-# fails-with: cu\.fixes
+# fails-with: cu\.capstone\.fixes
 NAIVE_BATCH, NAIVE_LR, WARMUP = 32, 0.05, 0.05
 
 
