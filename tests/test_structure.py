@@ -45,7 +45,7 @@ EXERCISE = re.compile(r"^### Exercise (\d+) — .+ \((\d+) points?\)$")
 QUESTION = re.compile(r"^### Question (\d+) — .+ \((\d+) points?\)$")
 
 
-MAX_WORDS, TARGET_WORDS = 3000, 2500
+MAX_WORDS = 2500  # the course standard: at most 2,500 words of prose a lesson
 
 #: A verdict read by hand: a comparison, a membership test, a lookup keyed by the verdict, a
 #: verdict literal used as a key or compared, or the two-way ``.resolved`` (which lets a failed
@@ -167,7 +167,7 @@ def anatomy_problems(nb, slug):
         problems.append("profile with cu.profile_table, not torch.profiler directly")
     words = prose_words(nb)
     if words > MAX_WORDS:
-        problems.append(f"{words} words of prose: the limit is {MAX_WORDS} (aim for {TARGET_WORDS})")
+        problems.append(f"{words} words of prose: the limit is {MAX_WORDS}")
     if f'cu.save("{slug}"' not in source:
         problems.append(f'the lesson saves its results with cu.save("{slug}", ...)')
     if any(c.get("outputs") or c.get("execution_count") for c in code):
@@ -262,7 +262,7 @@ def test_a_reading_is_not_caught():
 def test_prose_budget_of_each_release(path):
     """Print every lesson's word count (pytest -s shows it); fail above the design's limit."""
     words = prose_words(nbformat.read(path, as_version=4))
-    print(f"{path.parent.name}: {words} words of prose (limit {MAX_WORDS}, aim {TARGET_WORDS})")
+    print(f"{path.parent.name}: {words} words of prose (limit {MAX_WORDS})")
     assert words <= MAX_WORDS, f"{path.parent.name}: {words} words of prose, over the limit of {MAX_WORDS}"
 
 
