@@ -5,7 +5,7 @@ and timing on a device that is not the current one.
 
 Skipped as a whole without CUDA (the branch logic is tested on the CPU with faked capabilities in
 test_env.py and test_memory.py). Under a minute on one GPU, with or without nbval installed:
-`pytest -o addopts="" tests/test_gpu.py` (tools/gpu_window.sh runs it so).
+`pytest tests/test_gpu.py` (tools/gpu_window.sh runs it so).
 """
 
 import copy

@@ -7,11 +7,10 @@
 #
 # Before the window, here (a machine that reaches the package registry):
 #     make wheelhouse          # wheelhouse/ (18 MB of wheels, cp311 + cp312) and data/fashion-mnist/ (30 MB of .gz)
-# Both folders are git-ignored, so the device tool carries them only when named. The call (the device's copy
-# has no .git: pass the commit, so that environment.json names it):
-#     run(command="COURSE_GIT_COMMIT=<git rev-parse HEAD> bash tools/gpu_window.sh",
-#         carry=["wheelhouse", "data/fashion-mnist"], timeout_s=600)
-# (tracked tree ~3 MB + 18 MB + 30 MB: under the 64 MiB that travel).
+# Then copy the tree, wheelhouse/ and data/fashion-mnist/ to the GPU machine (both folders are git-ignored;
+# ~3 MB + 18 MB + 30 MB) and run there, in the repository root, with at most 10 minutes a command:
+#     COURSE_GIT_COMMIT=<git rev-parse HEAD here> OUT=<folder to bring back> bash tools/gpu_window.sh
+# (a copy without .git names its commit through COURSE_GIT_COMMIT, so that environment.json records it).
 # More than one window: commit what the first brought back (results/reference/<machine-id>/), then make the
 # same call again. Lessons saved for this machine by the same code (environment.json's code_digest) are kept,
 # not rerun, and the tests run only in the first window (none saved yet); STAGES given explicitly overrides.
@@ -19,7 +18,7 @@
 # What comes back ($OUT takes at most 8 files, 2 folders down):
 #     $OUT/window.log         everything printed, with the time of each stage
 #     $OUT/facts.txt          nvidia-smi, Python, torch/CUDA/cuDNN, CPU, memory, disk, the relevant packages
-#     $OUT/test_gpu.log       pytest -o addopts="" tests/test_gpu.py + test_syncs.py's CUDA tests (and test_gpu.xml)
+#     $OUT/test_gpu.log       pytest tests/test_gpu.py + test_syncs.py's CUDA tests (and test_gpu.xml)
 #     $OUT/reference.tar.gz   <machine-id>/: each lesson's results (*.gpu.json) and executed notebook,
 #                             environment.json (written first, rewritten after every lesson), failed/ for
 #                             lessons that failed, were killed or fell back to digits (never a reference)
@@ -103,7 +102,7 @@ fi
 if wants tests; then
     limit=$TESTS_S; [ "$(left)" -lt "$limit" ] && limit=$(left)
     stage "tests/test_gpu.py tests/test_syncs.py (limit $limit s)"
-    # -o addopts="": pyproject's addopts name nbval's options, and nbval need not be installed here
+    # -o addopts="": the device has only the wheelhouse's plugins, so no addopts may name another
     timeout -k 5 "$limit" "$PY" -m pytest -o addopts="" -p no:cacheprovider -v -rs --junitxml="$OUT/test_gpu.xml" \
         tests/test_gpu.py tests/test_syncs.py -k "test_gpu.py or cuda" 2>&1 | tee "$OUT/test_gpu.log"
     echo "CUDA tests exit code: $?"
