@@ -79,8 +79,12 @@ def old_attribute(old: str, name: str, *, warn: bool = True) -> Any:
     """``cu.<old>.<name>`` of 0.1, found in the modules that hold ``old``'s names now.
 
     Raises:
-        AttributeError: when none of them has ``name``.
+        AttributeError: when none of them has ``name``, and at once for a dunder (``__path__``,
+            ``__wrapped__``): Python and IPython probe those on any module, a half-imported one too,
+            and the answer must never import anything (under a memory limit that import can kill the kernel).
     """
+    if name.startswith("__"):
+        raise AttributeError(f"module 'course_utils.{old}' has no attribute {name!r}")
     for home in OLD_MODULES[old]:
         module = importlib.import_module(f"course_utils.{home}")
         if name in vars(module):
