@@ -46,12 +46,15 @@ def make_course(root: Path) -> Path:
     for path in (ROOT / "tools").glob("*.py"):
         shutil.copy(path, root / "tools" / path.name)
     (root / ".venv").symlink_to(ROOT / ".venv", target_is_directory=True)
-    (root / "course_utils").symlink_to(ROOT / "course_utils", target_is_directory=True)
+    # a copy, not a link: `make release` rewrites course_utils/results/lessons.json from the course's solutions
+    shutil.copytree(ROOT / "course_utils", root / "course_utils", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "tests" / "fixtures" / FIXTURE, root / "solutions" / FIXTURE)
     (root / "results" / "m").mkdir(parents=True)
     (root / "results" / "m" / "04_mixed_precision.cpu.json").write_text('{"earlier": "run"}\n')
+    facts = (ROOT / "course_utils" / "results" / "lessons.json").read_bytes()
     proc = make(root, "release")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (ROOT / "course_utils" / "results" / "lessons.json").read_bytes() == facts, "the course wrote the checkout"
     return root
 
 
