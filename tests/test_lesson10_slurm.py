@@ -37,6 +37,7 @@ NOTEBOOK = (Path(__file__).resolve().parents[1] / "solutions" / "10_distributed_
             / "10_distributed_data_parallel.ipynb")
 NODES = 2
 STEPS = 4
+LIMIT_S = 120  # one try; 13-17 s here
 
 # ddp_train.py as the recipe names it: DDP on the CPU with gloo; each rank its own data, so the replicas stay
 # equal only through DDP's all-reduce. Every rank reports what the lesson's check reads.
@@ -103,13 +104,13 @@ def _tail(text: str, lines: int = 30) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
-@pytest.mark.slow
-@pytest.mark.grading
-@pytest.mark.slurm
-def test_lesson10_train_slurm_runs_as_written_under_real_sbatch_on_two_nodes(tmp_path):
-    why = slurm_available()
-    if why:
-        pytest.skip(why)
+def _submit(tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path, Path] | str:
+    """Write the recipe under ``tmp_path``, run it with ``sbatch --wait`` on a fresh 2-node cluster.
+
+    Returns sbatch's completed process, the results folder and the job-output folder, or, when the
+    job ran past :data:`LIMIT_S`, a text with sbatch's output and the head and tail of the job's.
+    """
+    tmp_path.mkdir(parents=True)
     recipe = _write_recipe(tmp_path)
     text = recipe.read_text()
     assert "--nnodes=2" in text and "--rdzv-backend=c10d" in text and "#SBATCH --nodes=2" in text, text
@@ -132,14 +133,39 @@ def test_lesson10_train_slurm_runs_as_written_under_real_sbatch_on_two_nodes(tmp
         try:
             sbatch = subprocess.run(["sbatch", "--wait", f"--nodes={NODES}", "--gpus-per-node=0", "--cpus-per-task=1",
                                      f"--output={tmp_path}/job-%j.out", recipe.name], cwd=recipe.parent, env=env,
-                                    capture_output=True, text=True, timeout=80, check=False)
+                                    capture_output=True, text=True, timeout=LIMIT_S, check=False)
         except subprocess.TimeoutExpired as e:  # leaving local_slurm cancels the job
             outs = "".join(p.read_text(errors="replace") for p in tmp_path.glob("job-*.out"))
-            pytest.fail(f"the job ran past 80 s (sbatch: {e.stdout!r}); its output:\n{_tail(outs)}")
+            head = "\n".join(outs.strip().splitlines()[:15])
+            return (f"ran past {LIMIT_S} s (sbatch: {e.stdout!r}); its output begins:\n{head}\n"
+                    f"...and ends:\n{_tail(outs)}")
+    return sbatch, results, tmp_path
+
+
+@pytest.mark.slow
+@pytest.mark.grading
+@pytest.mark.slurm
+def test_lesson10_train_slurm_runs_as_written_under_real_sbatch_on_two_nodes(tmp_path):
+    why = slurm_available()
+    if why:
+        pytest.skip(why)
+    # One retry, on a fresh cluster, when the job hangs: on a busy 2-core CI machine the two ranks' gloo
+    # rendezvous once stalled past the limit (stop 39: rank 1 aborted when the job was cancelled) while 12
+    # runs here, 4 of them beside 4 busy processes, took 13-17 s each. A recipe that is wrong fails both tries.
+    hung: list[str] = []
+    for attempt in (1, 2):
+        outcome = _submit(tmp_path / f"try{attempt}")
+        if isinstance(outcome, str):
+            hung.append(f"try {attempt}: {outcome}")
+            continue
+        sbatch, results, job_dir = outcome
+        break
+    else:
+        pytest.fail("the job ran past its limit twice:\n" + "\n\n".join(hung))
     submitted = re.search(r"Submitted batch job (\d+)", sbatch.stdout)
     assert submitted, f"sbatch refused the job: {sbatch.stdout}{sbatch.stderr}"
     job_id = submitted.group(1)
-    output = (tmp_path / f"job-{job_id}.out").read_text(errors="replace")
+    output = (job_dir / f"job-{job_id}.out").read_text(errors="replace")
     assert sbatch.returncode == 0, f"job {job_id} failed ({sbatch.returncode}): {sbatch.stderr}\n{_tail(output)}"
     ranks = [json.loads(f.read_text()) for f in sorted(results.glob("rank*.json"))]
     assert [r["rank"] for r in ranks] == [0, 1], f"ranks reported: {[r['rank'] for r in ranks]}\n{_tail(output)}"
