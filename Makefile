@@ -15,7 +15,7 @@ ROOT_ARGS := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 # nbgrader reads NBGRADER_* settings; keep grading folders next to this Makefile.
 ASSIGNMENTS := $(sort $(notdir $(wildcard solutions/[0-9]*)))
 
-.PHONY: help data run reference wheelhouse test test-grading compat check release-check typecheck nbval lock speedrun calibrate lab lint release autograde autograde-slurm grades feedback collect zip-collect check-submissions formgrader clean distclean
+.PHONY: help data run reference wheelhouse test test-grading compat check release-check typecheck nbval lock speedrun doctor calibrate lab lint release autograde autograde-slurm grades feedback collect zip-collect check-submissions formgrader clean distclean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -76,6 +76,9 @@ lock: $(STAMP)  ## requirements-lock.txt = pip freeze of .venv, header kept (CHE
 
 speedrun: $(STAMP) data  ## the stacked speed-run to a target accuracy, outside a notebook (ARGS="--naive --seeds 6 ..."; ARGS=--help lists the options)
 	$(PY) -m course_utils.capstone.cli $(ARGS)
+
+doctor: $(STAMP) data  ## diagnose a training script, each fix timed here (SCRIPT=my_train.py, default the capstone's naive one; ARGS="--no-measure", ARGS=--help)
+	$(PY) -m course_utils.doctor $(or $(SCRIPT),course_utils/doctor/examples/naive_train.py) $(ARGS)
 
 calibrate: $(STAMP)  ## real A/A comparisons of real workloads: false-verdict rates with intervals, saved (~10 min; ARGS="--comparisons 100")
 	$(PY) -m course_utils.calibration $(ARGS)

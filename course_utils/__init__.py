@@ -31,8 +31,9 @@ maps the subpackages and says where a change goes.
   :func:`assert_restores`, :func:`restoring`
 
 Everything else has one longer path, ``cu.<subpackage>.<module>.<name>`` (``cu.measure.stats.FASTER``),
-except the two tools with a namespace of their own: ``cu.capstone`` (lesson 19's speed-run) and
-``cu.calibration`` (the engine's error rates on the real clock). Both are imported when first used.
+except the tools with a namespace of their own: ``cu.capstone`` (lesson 19's speed-run),
+``cu.calibration`` (the engine's error rates on the real clock) and ``cu.doctor`` (a learner's own
+script diagnosed; calling ``cu.doctor("my_train.py")`` runs it). They are imported when first used.
 """
 
 from __future__ import annotations
@@ -126,14 +127,14 @@ __all__ = [
 ]
 
 #: Subpackages imported on first use (``cu.capstone``) rather than with ``import course_utils``.
-_LAZY = ("capstone", "calibration")
+_LAZY = ("capstone", "calibration", "doctor")
 
 #: Names of release 0.1 that moved: old name -> (module, attribute or None for a module); see course_utils._moved.
 _MOVED = _moved.MOVED
 
 
 def __getattr__(name: str) -> Any:
-    """``cu.capstone`` and ``cu.calibration`` on first use; a moved 0.1 name with a DeprecationWarning."""
+    """``cu.capstone``, ``cu.calibration``, ``cu.doctor`` on first use; a moved 0.1 name with a DeprecationWarning."""
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
     return _moved.old_name(name)

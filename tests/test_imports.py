@@ -208,7 +208,8 @@ LAYERS: dict[str, set[str]] = {
     "lesson": {"counters"},
     "results": {"measure", "counters", "training"},
     "calibration": {"data", "training", "measure", "procs", "results"},
-    "capstone": {"data", "training", "measure", "procs", "results", "counters", "lesson", "calibration"},
+    "doctor": {"data", "training", "measure", "procs", "results", "counters", "lesson"},
+    "capstone": {"data", "training", "measure", "procs", "results", "counters", "lesson", "calibration", "doctor"},
 }
 
 

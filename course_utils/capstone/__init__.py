@@ -10,16 +10,18 @@ This subpackage may import anything in the library; nothing in the library impor
 - ``ablation`` and ``ablation_table``: each fix alone and each fix removed, run (:func:`ablate`) and read as one
   table (:class:`Ablation`)
 - ``extras``: CIFAR-10 and several GPUs, when this machine has them; ``_ddp_rank``: one torchrun rank
+- ``doctor_table``: the doctor's report on the naive script beside the ablation (:func:`versus_doctor`)
 - ``cli``: the speed-run on the command line
 """
 
 # ``cu.capstone.<module>.<name>`` resolves:
-from . import ablation, ablation_table, extras, fixes, script, speedrun  # noqa: F401
+from . import ablation, ablation_table, doctor_table, extras, fixes, script, speedrun  # noqa: F401
 from .ablation import ablate
 from .ablation_table import Ablation
+from .doctor_table import versus_doctor
 from .fixes import FIXES, DeviceInfo, SpeedConfig, Stack, fast_config
 from .script import stepper
 from .speedrun import RunResult, prepare, run_once
 
 __all__ = ["FIXES", "Ablation", "DeviceInfo", "RunResult", "SpeedConfig", "Stack", "ablate", "fast_config", "prepare",
-           "run_once", "stepper"]
+           "run_once", "stepper", "versus_doctor"]

@@ -1,0 +1,98 @@
+"""The doctor's report on the naive script beside the capstone's own ablation, fix by fix.
+
+The naive script was written with ten known problems (:data:`~course_utils.capstone.fixes.FIXES`);
+:data:`DOCTOR_CHECKS` names the doctor's check that looks for each one. :func:`versus_doctor` lines
+up, for every fix, what the ablation measured (its "alone" row: time to target, seeds as rounds) and
+what the doctor found and measured (step or evaluation time, interleaved rounds). They measure
+different things: a fix can shorten the time to target without changing the step (a schedule)
+or speed the step without changing the time to target by much.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .fixes import FIXES
+
+__all__ = ["DOCTOR_CHECKS", "Versus", "versus_doctor"]
+
+#: Each fix of the capstone -> the doctor's check that finds the problem it removes.
+DOCTOR_CHECKS: dict[str, str] = {
+    "decode_once": "data_wait",
+    "workers": "data_wait",
+    "constants_on_device": "tensors_from_data",  # not a built-in check: lesson 19's Exercise 4 writes it
+    "no_item_log": "host_syncs",
+    "no_anomaly": "debug_modes",
+    "no_conv_bias": "bias_before_bn",
+    "big_batch": "memory_headroom",
+    "one_cycle": "lr_schedule",
+    "amp": "dtype",
+    "inference_eval": "eval_autograd",
+}
+
+
+@dataclass
+class Versus:
+    """One row per capstone fix: the ablation's alone row and the doctor's finding."""
+
+    rows: list[dict[str, Any]]
+
+    @property
+    def found(self) -> list[str]:
+        """The fixes whose problem the doctor found."""
+        return [r["fix"] for r in self.rows if r["found"]]
+
+    @property
+    def missed(self) -> list[str]:
+        """The fixes whose problem the doctor did not report, no-ops on this device left out."""
+        return [r["fix"] for r in self.rows if not r["found"] and r["ablation"] != "no-op here"]
+
+    @property
+    def applicable(self) -> list[str]:
+        """The fixes that change something on this device (the ablation's no-ops left out)."""
+        return [r["fix"] for r in self.rows if r["ablation"] != "no-op here"]
+
+    def both_faster(self) -> list[str]:
+        """The fixes that came out "faster" in the ablation's alone row and in the doctor's timing."""
+        return [r["fix"] for r in self.rows if r["ablation"] == "faster" and r["doctor"] == "faster"]
+
+    def __str__(self) -> str:
+        lines = [f"{'fix':<20} {'ablation, alone (time to target)':<34} {'doctor check':<18} doctor"]
+        for r in self.rows:
+            lines.append(f"{r['fix']:<20} {r['ablation']:<34} {r['check']:<18} {r['doctor_text']}")
+        found = [f for f in self.found if f in self.applicable]
+        lines.append(f"the doctor found {len(found)} of the {len(self.applicable)} problems the naive script was "
+                     f"written with that change something on this device; missed: {', '.join(self.missed) or 'none'}")
+        return "\n".join(lines)
+
+
+def versus_doctor(report: Any, ablation: Any = None) -> Versus:
+    """Line up a doctor report on the naive script with ``ablation`` (an :class:`Ablation`, or None).
+
+    Args:
+        report: a :class:`~course_utils.doctor.report.Report` of the naive script (its own checks and
+            any extra ones, such as Exercise 4's ``tensors_from_data``).
+        ablation: the lesson's ablation; its "alone" rows give the ablation column ("not ablated"
+            for a fix the profile leaves out, "no-op here" for one that changes nothing on this device).
+    """
+    from ..doctor.report import measured_text
+
+    alone: dict[str, str] = {}
+    if ablation is not None:
+        for kind, fix, comparison in ablation.rows():
+            if kind == "alone":
+                alone[fix] = "no-op here" if fix in ablation.no_ops else comparison.verdict
+    by_check = {f.check: f for f in report.findings}
+    rows = []
+    for fix in FIXES:
+        check = DOCTOR_CHECKS[fix]
+        finding = by_check.get(check)
+        if finding is None:
+            doctor, text = "not found", "not found"
+        else:
+            doctor = finding.comparison.verdict if finding.comparison is not None else "found"
+            text = measured_text(finding)
+        rows.append({"fix": fix, "ablation": alone.get(fix, "not ablated"), "check": check,
+                     "found": finding is not None, "doctor": doctor, "doctor_text": text})
+    return Versus(rows)
