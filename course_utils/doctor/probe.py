@@ -149,12 +149,16 @@ def probe(run: Training, *, steps: int = 8) -> Probe:
     lrs: list[float] = []
     ops = OpCounter()
     try:
-        try:
-            run.step()  # untimed: first-call costs, workers starting
+        try:  # untimed: first-call costs, workers starting
+            first = run.next_batch()
         except DoctorError:
             raise
         except Exception as e:  # noqa: BLE001
-            raise DoctorError(f"{run.name}: the first step raised {_one_line(e)}") from None
+            raise DoctorError(f"{run.name}: the loader raised {_one_line(e)} when asked for a batch") from None
+        try:
+            run.run_step(first)
+        except Exception as e:  # noqa: BLE001
+            raise DoctorError(f"{run.name}: the first training step raised {_one_line(e)}") from None
         for key in ("fwd", "anomaly", "profiler", "grad"):
             seen[key] = 0
         seen["pairs"].clear()
