@@ -95,7 +95,7 @@ from .training.models import ConvNetConfig, MLPConfig, make_convnet, make_mlp
 from .units import format_bytes, format_seconds
 
 #: The release; pyproject.toml reads it from here (one place), and CHANGELOG.md has a section for it.
-__version__ = "0.2.0"
+__version__ = "0.2.1"
 
 #: The course's repository; badges and install lines are built from it (a test checks them).
 REPO_URL = "https://github.com/faster-pytorch-course/faster-pytorch-training"

@@ -2,7 +2,7 @@
 # tools/gpu_window.sh — one short GPU window, prepared: machine facts, the CUDA tests (tests/test_gpu.py and
 # tests/test_syncs.py), then the reference run (tools/make_reference.py, what `make reference` runs) lesson by
 # lesson with a watchdog. Everything it keeps is under $OUT, rewritten as it goes, so a window cut short still
-# brings back every lesson that finished. All 20 lessons are estimated at <= 9 min on an H100/H200
+# brings back every lesson that finished. All 20 lessons are estimated at <= 9.5 min on an H100/H200
 # (tools/estimate_gpu.py); a lesson whose estimate does not fit what is left of the window is skipped.
 #
 # Before the window, here (a machine that reaches the package registry):

@@ -23,7 +23,7 @@ own torch). In order:
    ``--budget S``: every lesson ends within S seconds of the start; a lesson whose estimate
    (tools/estimate_gpu.py) does not fit what is left is skipped, and a smaller one after it may still run.
 
-Target: 9 min in all on an H100/H200 (tools/estimate_gpu.py). Without a CUDA GPU, the gpu profile says
+Target: 9.5 min in all on an H100/H200 (tools/estimate_gpu.py). Without a CUDA GPU, the gpu profile says
 so and exits 0. ``--profile smoke`` (or ``cpu``) runs the same plumbing on a CPU for testing, into the
 folders given by ``--out`` and ``--build``; it never writes into results/reference/.
 

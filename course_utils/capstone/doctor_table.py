@@ -67,7 +67,7 @@ class Versus:
         return "\n".join(lines)
 
 
-def versus_doctor(report: Any, ablation: Any = None) -> Versus:
+def versus_doctor(report: Any, ablation: Any = None, *, timings: Any = None) -> Versus:
     """Line up a doctor report on the naive script with ``ablation`` (an :class:`Ablation`, or None).
 
     Args:
@@ -75,8 +75,23 @@ def versus_doctor(report: Any, ablation: Any = None) -> Versus:
             any extra ones, such as Exercise 4's ``tensors_from_data``).
         ablation: the lesson's ablation; its "alone" rows give the ablation column ("not ablated"
             for a fix the profile leaves out, "no-op here" for one that changes nothing on this device).
+        timings: another report of the same script whose fixes were timed (``report`` itself when None):
+            a quick ``measure=False`` report with an extra check takes its timings from a measured one.
     """
+    import copy
+
     from ..doctor.report import measured_text
+
+    if timings is not None:
+        timed = {f.check: f for f in timings.findings}
+        findings = []
+        for f in report.findings:
+            f = copy.copy(f)
+            if f.check in timed:
+                f.comparison, f.error = timed[f.check].comparison, timed[f.check].error
+            findings.append(f)
+        report = copy.copy(report)
+        report.findings = findings
 
     alone: dict[str, str] = {}
     if ablation is not None:

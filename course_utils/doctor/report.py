@@ -185,5 +185,5 @@ class Report:
         if not timed:
             raise ValueError("no fix was timed: nothing to plot")
         return plot_speedups([(label, c.speedup, c.ci[0], c.ci[1]) for label, c in timed], ax=ax,
-                             colors=[verdict_color(c.verdict) for _, c in timed],
+                             colors=[verdict_color(c) for _, c in timed],
                              title=f"doctor: {self.script}, each fix against the script as written")
