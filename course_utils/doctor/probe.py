@@ -101,7 +101,7 @@ def probe(run: Training, *, steps: int = 8) -> Probe:
         seen["fwd"] += 1
         seen["bias_out"].clear()  # one forward's conv outputs (held, so no id is reused meanwhile)
         seen["anomaly"] += torch.is_anomaly_enabled()
-        seen["profiler"] += bool(torch.autograd.profiler._is_profiler_enabled)
+        seen["profiler"] += torch.autograd._profiler_enabled()
         seen["grad"] += torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
 
     def leaf_pre(m: torch.nn.Module, args: Any) -> None:

@@ -30,12 +30,19 @@ PROBE_STEPS: dict[str, int] = {"smoke": 6, "cpu": 12, "gpu": 20}
 
 @contextlib.contextmanager
 def _torch_switches_kept() -> Iterator[None]:
-    """Whatever a script turns on globally (anomaly detection, cudnn.benchmark, threads) is undone afterwards."""
+    """What a script turns on globally (anomaly detection, a profiler, cudnn.benchmark, threads) is undone after."""
     saved = (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled(), torch.backends.cudnn.benchmark,
              torch.is_grad_enabled(), torch.get_num_threads())
+    profiling = torch.autograd._profiler_enabled()
     try:
         yield
     finally:
+        if not profiling:  # a profiler the script started and never stopped (its make_training ran once an arm)
+            for _ in range(100):
+                if not torch.autograd._profiler_enabled():
+                    break
+                torch.autograd._disable_profiler()
+            torch.autograd.profiler._is_profiler_enabled = False
         torch.set_anomaly_enabled(saved[0], saved[1])
         torch.backends.cudnn.benchmark = saved[2]
         torch.set_grad_enabled(saved[3])
