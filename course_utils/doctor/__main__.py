@@ -11,7 +11,8 @@ from .contract import ENTRY, DoctorError
 USAGE = f"""The script defines {ENTRY}(device) and returns a dict:
   model       an nn.Module on `device`           optimizer   over the model's parameters
   loss_fn     loss_fn(output, target) -> loss    loader      re-iterable (inputs, targets) batches
-and optionally train_step(model, batch, optimizer, loss_fn) -> loss, evaluate(model) -> float, scheduler.
+and optionally train_step(model, batch, optimizer, loss_fn) -> loss, evaluate(model) -> float, scheduler
+(no other key: a misspelt one is an error, not ignored).
 The script is imported, not run: its `if __name__ == "__main__":` block does not train. Its files are
 only read. Examples: course_utils/doctor/examples/ (make doctor runs naive_train.py)."""
 

@@ -12,7 +12,8 @@ A script the doctor reads defines one function (the rest of the script is the le
                 "evaluate": evaluate,      # evaluate(model) -> a float
                 "scheduler": scheduler}    # stepped once after each train_step
 
-Each call builds fresh objects: the doctor calls it once for every arm it times. The script is
+Each call builds fresh objects: the doctor calls it once for every arm it times. Any other key is
+an error (a misspelt optional part would otherwise be ignored without a word). The script is
 imported under a name of its own, never as ``__main__`` (its ``if __name__ == "__main__":`` block
 does not run), and no byte-code is written beside it. Anything wrong with the script is a
 :class:`DoctorError` with a one-line message.
@@ -71,10 +72,7 @@ def load_script(path: str | Path) -> types.ModuleType:
         sys.modules.pop(name, None)
         if isinstance(e, KeyboardInterrupt):
             raise
-        where = ""
-        if isinstance(e, SyntaxError) and e.lineno:
-            where = f" (line {e.lineno})"
-        raise DoctorError(f"{path.name}: importing it raised {_one_line(e)}{where}") from None
+        raise DoctorError(f"{path.name}: importing it raised {_one_line(e)}") from None
     finally:
         sys.dont_write_bytecode = before
     if not callable(getattr(module, ENTRY, None)):
