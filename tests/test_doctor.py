@@ -256,7 +256,7 @@ def test_the_naive_example_is_found_wanting_by_the_cli_in_the_smoke_profile(tmp_
 
 
 def test_on_a_cpu_only_float64_is_a_dtype_finding():
-    """bf16's gain on a CPU depends on the chip (lesson 04): float32 there is no finding, even with bf16 instructions."""
+    """bf16's gain on a CPU depends on the chip (lesson 04): float32 there is no finding, bf16 instructions or not."""
     assert checks.dtype(_probe(device=torch.device("cpu"), amp_dtype="bfloat16")) is None
     assert checks.dtype(_probe(device=torch.device("cpu"), heavy_dtypes={"float64": 3})).fix == "float32"
     assert checks.dtype(_probe(device=torch.device("mps"), amp_dtype="float16")).fix == "autocast"
