@@ -260,3 +260,16 @@ def test_on_a_cpu_only_float64_is_a_dtype_finding():
     assert checks.dtype(_probe(device=torch.device("cpu"), amp_dtype="bfloat16")) is None
     assert checks.dtype(_probe(device=torch.device("cpu"), heavy_dtypes={"float64": 3})).fix == "float32"
     assert checks.dtype(_probe(device=torch.device("mps"), amp_dtype="float16")).fix == "autocast"
+
+
+def test_no_dataloader_worker_outlives_the_doctor(monkeypatch):
+    """The workers fix starts worker processes for its arm; they stop with the arm, not at some garbage collection."""
+    import multiprocessing
+
+    monkeypatch.setenv("COURSE_PROFILE", "smoke")
+    before = set(multiprocessing.active_children())
+    report = cu.doctor(ROOT / "tests" / "doctor_corpus" / "photo_patches_convnet.py", device="cpu", save=False,
+                       progress=False, budget=0.3, checks=[c for c in checks.CHECKS if c.name == "data_wait"])
+    finding = report.findings[0] if report.findings else None
+    assert finding is None or finding.comparison is not None or finding.error, str(report)
+    assert set(multiprocessing.active_children()) <= before, "DataLoader workers left running after the doctor"

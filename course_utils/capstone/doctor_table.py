@@ -44,14 +44,14 @@ class Versus:
         return [r["fix"] for r in self.rows if r["found"]]
 
     @property
-    def missed(self) -> list[str]:
-        """The fixes whose problem the doctor did not report, no-ops on this device left out."""
-        return [r["fix"] for r in self.rows if not r["found"] and r["ablation"] != "no-op here"]
+    def applicable(self) -> list[str]:
+        """The fixes that may help on this device: the ablation's no-ops and "slower" alone rows left out."""
+        return [r["fix"] for r in self.rows if r["ablation"] not in ("no-op here", "slower")]
 
     @property
-    def applicable(self) -> list[str]:
-        """The fixes that change something on this device (the ablation's no-ops left out)."""
-        return [r["fix"] for r in self.rows if r["ablation"] != "no-op here"]
+    def missed(self) -> list[str]:
+        """The fixes of :attr:`applicable` whose problem the doctor did not report."""
+        return [r["fix"] for r in self.rows if not r["found"] and r["fix"] in self.applicable]
 
     def both_faster(self) -> list[str]:
         """The fixes that came out "faster" in the ablation's alone row and in the doctor's timing."""
@@ -63,7 +63,8 @@ class Versus:
             lines.append(f"{r['fix']:<20} {r['ablation']:<34} {r['check']:<18} {r['doctor_text']}")
         found = [f for f in self.found if f in self.applicable]
         lines.append(f"the doctor found {len(found)} of the {len(self.applicable)} problems the naive script was "
-                     f"written with that change something on this device; missed: {', '.join(self.missed) or 'none'}")
+                     "written with whose fix is neither a no-op nor slower alone here; missed: "
+                     f"{', '.join(self.missed) or 'none'}")
         return "\n".join(lines)
 
 

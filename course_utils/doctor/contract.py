@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -115,7 +115,7 @@ class Training:
     wrap: tuple[Callable[[], Any], ...] = ()
     eval_wrap: tuple[Callable[[], Any], ...] = ()
     batch_fn: Callable[[Any], Any] | None = None
-    _feed: Iterator[Any] | None = field(default=None, repr=False)
+    _feed: Generator[Any, None, None] | None = field(default=None, repr=False)
 
     def next_batch(self) -> Any:
         """The loader's next batch (it starts again at the end of an epoch); ``batch_fn`` applied."""
@@ -124,7 +124,7 @@ class Training:
         batch = next(self._feed)
         return self.batch_fn(batch) if self.batch_fn is not None else batch
 
-    def _cycle(self) -> Iterator[Any]:
+    def _cycle(self) -> Generator[Any, None, None]:
         while True:
             empty = True
             for batch in self.loader:
@@ -160,6 +160,16 @@ class Training:
             for make in self.eval_wrap:
                 stack.enter_context(make())
             return self.evaluate(self.model)
+
+    def close(self) -> None:
+        """Stop fetching: the loader's iterator ends, so its worker processes stop now, not at a garbage collection.
+
+        (The batch generator refers to this run and the run to it: a cycle that only the collector frees, and a
+        collector run in a forked child would try to stop workers that are not its own.)
+        """
+        if self._feed is not None:
+            self._feed.close()
+            self._feed = None
 
     def but(self, **changes: Any) -> Training:
         """A copy with ``changes`` (a fix's new parts); its batches start afresh."""

@@ -111,6 +111,7 @@ def diagnose(script: str | Path, *, device: torch.device | str | None = None, me
         run = build(module, device)
         found = probe(run, steps=PROBE_STEPS[profile])
         found.extra["scheduler"] = type(run.scheduler).__name__ if run.scheduler is not None else None
+        run.close()
         del run
         findings = [f for c in chosen if (f := _run_check(c, found)) is not None]
         stacked = time_fixes(module, device, found, findings, budget=budget, progress=progress) if measure else None

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from .checks import Finding, fix_of
-from .contract import DoctorError, _one_line, build
+from .contract import DoctorError, Training, _one_line, build
 from .fixes import Fix, combine
 from .probe import Probe
 
@@ -45,23 +45,22 @@ class Stacked:
                 "comparison": self.comparison.to_dict() if self.comparison is not None else None}
 
 
-def _arms(module: types.ModuleType, device: torch.device, probe: Probe, fixes: list[Fix]) -> tuple[Any, Any]:
-    """The callables timed: the run as written and the run with ``fixes``, each from its own ``make_training``."""
-    written, fixed = build(module, device), combine(build(module, device), probe, fixes)
-    if fixes[0].target == "evaluate":
-        return written.run_evaluate, fixed.run_evaluate
-    return written.step, fixed.step
-
-
 def _compare(module: types.ModuleType, device: torch.device, probe: Probe, fixes: list[Fix], label: str,
              opts: dict[str, Any]) -> Any:
     from ..measure.compare import compare
 
     before = torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled(), torch.backends.cudnn.benchmark
+    runs: list[Training] = []
     try:
-        written, fixed = _arms(module, device, probe, fixes)
-        return compare(written, fixed, names=("as written", label), device=device, progress=False, **opts)
-    finally:  # a script's global switch (anomaly detection) stays as the script set it
+        runs += [build(module, device)]
+        runs += [combine(build(module, device), probe, fixes)]
+        written, fixed = runs
+        arms = ((written.run_evaluate, fixed.run_evaluate) if fixes[0].target == "evaluate"
+                else (written.step, fixed.step))
+        return compare(*arms, names=("as written", label), device=device, progress=False, **opts)
+    finally:  # a script's global switch (anomaly detection) stays as the script set it; no worker outlives its arm
+        for run in runs:
+            run.close()
         torch.set_anomaly_enabled(before[0], before[1])
         torch.backends.cudnn.benchmark = before[2]
 
