@@ -134,7 +134,8 @@ def host_syncs(p: Probe) -> Finding | None:
         return None
     kinds = ", ".join(f"{k} ×{v:g}" for k, v in sorted(p.sync_kinds.items()))
     return _f("host_syncs", "07", "the step makes the host wait for the device",
-              f"{p.syncs_per_step:g} host syncs per step ({kinds})", p.syncs_per_step,
+              f"{p.syncs_per_step:g} host sync{'' if p.syncs_per_step == 1 else 's'} per step ({kinds})",
+              p.syncs_per_step,
               "keep logged values on the device and read them every N steps (no .item() per step)")
 
 
@@ -179,7 +180,8 @@ def bias_before_bn(p: Probe) -> Finding | None:
     if not p.conv_bias_bn:
         return None
     return _f("bias_before_bn", "15", "convolutions keep a bias that the BatchNorm after them subtracts",
-              f"{len(p.conv_bias_bn)} convolution(s) with a bias feed a norm layer: {', '.join(p.conv_bias_bn)}",
+              f"{len(p.conv_bias_bn)} convolution{'' if len(p.conv_bias_bn) == 1 else 's'} with a bias "
+              f"{'feeds' if len(p.conv_bias_bn) == 1 else 'feed'} a norm layer: {', '.join(p.conv_bias_bn)}",
               len(p.conv_bias_bn), FIXES["drop_conv_bias"].change, "drop_conv_bias")
 
 
