@@ -142,7 +142,7 @@ def _probe(**changes) -> cu.doctor.Probe:
                 anomaly_syncs_per_step=0.0, forwards=4, anomaly_forwards=0, profiler_forwards=0,
                 zero_grad_modes=[True] * 4, conv_bias_bn=[], conv_layers=2, first_layer_norm=False,
                 input_shapes=[(8, 3, 32, 32)] * 4, input_dtype="torch.float32", input_mean=0.0, input_std=1.0,
-                lrs=[0.1, 0.09, 0.08, 0.07], amp_dtype="bfloat16", extra={"scheduler": "OneCycleLR"})
+                lrs=[0.1, 0.09, 0.08, 0.07], amp_dtype="bfloat16", scheduler="OneCycleLR")
     return cu.doctor.Probe(**{**base, **changes})
 
 
@@ -173,7 +173,7 @@ def test_a_finding_names_its_evidence_lesson_and_fix():
     finding = checks.dtype(_probe(heavy_dtypes={"float64": 2, "float32": 1}))
     assert finding.check == "dtype" and finding.lesson == "04" and finding.fix == "float32"
     assert "2 of 3" in finding.evidence and finding.value == pytest.approx(2 / 3)
-    assert checks.fix_of(checks.lr_schedule(_probe(lrs=[0.1] * 4, extra={}))) is None  # convergence: never applied
+    assert checks.fix_of(checks.lr_schedule(_probe(lrs=[0.1] * 4, scheduler=None))) is None  # never applied
 
 
 def _comparison(verdict: str, speedup: float) -> SimpleNamespace:
@@ -273,3 +273,19 @@ def test_no_dataloader_worker_outlives_the_doctor(monkeypatch):
     finding = report.findings[0] if report.findings else None
     assert finding is None or finding.comparison is not None or finding.error, str(report)
     assert set(multiprocessing.active_children()) <= before, "DataLoader workers left running after the doctor"
+
+
+def test_versus_doctor_lines_the_findings_up_with_the_ablation():
+    quick = Report("naive_train.py", "cpu", "smoke", [_finding("debug_modes", "no_anomaly"),
+                                                      _finding("host_syncs", None)], ["x"], {})
+    timed = Report("naive_train.py", "cpu", "smoke",
+                   [_finding("debug_modes", "no_anomaly", _comparison("faster", 1.6))], ["x"], {})
+    ablation = SimpleNamespace(no_ops={}, rows=lambda: [("alone", "no_anomaly", _comparison("faster", 1.4)),
+                                                        ("removed", "no_anomaly", _comparison("faster", 1.5)),
+                                                        ("alone", "amp", _comparison("slower", 0.9))])
+    versus = cu.capstone.versus_doctor(quick, ablation, timings=timed)
+    rows = {r["fix"]: r for r in versus.rows}
+    assert versus.both_faster() == ["no_anomaly"] and rows["no_item_log"]["found"]
+    assert rows["big_batch"]["ablation"] == "no-op here"  # a CPU's batch is the naive one, ablated or not
+    assert "amp" not in versus.applicable and "big_batch" not in versus.missed
+    assert quick.findings[0].comparison is None  # the quick report itself is left as it was

@@ -75,7 +75,8 @@ def versus_doctor(report: Any, ablation: Any = None, *, timings: Any = None) -> 
         report: a :class:`~course_utils.doctor.report.Report` of the naive script (its own checks and
             any extra ones, such as Exercise 4's ``tensors_from_data``).
         ablation: the lesson's ablation; its "alone" rows give the ablation column ("not ablated"
-            for a fix the profile leaves out, "no-op here" for one that changes nothing on this device).
+            for a fix the profile leaves out, "no-op here" for one that changes nothing on this device,
+            ablated or not).
         timings: another report of the same script whose fixes were timed (``report`` itself when None):
             a quick ``measure=False`` report with an extra check takes its timings from a measured one.
     """
@@ -94,7 +95,11 @@ def versus_doctor(report: Any, ablation: Any = None, *, timings: Any = None) -> 
         report = copy.copy(report)
         report.findings = findings
 
-    alone: dict[str, str] = {}
+    from .fixes import DeviceInfo, fast_config, no_ops_here
+
+    # a fix the ablation left out is still a no-op where the device's choice is the naive script's (big_batch on a CPU)
+    no_ops = no_ops_here(fast_config(DeviceInfo.here(report.device)), report.device)
+    alone: dict[str, str] = {fix: "no-op here" for fix in no_ops}
     if ablation is not None:
         for kind, fix, comparison in ablation.rows():
             if kind == "alone":

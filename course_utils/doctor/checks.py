@@ -10,7 +10,7 @@ Every finding carries the measured number that triggered it. A learner's own che
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .fixes import FIXES, Fix
@@ -61,7 +61,6 @@ class Check:
     lesson: str
     detect: Callable[[Probe], Finding | None]
     devices: tuple[str, ...] = ("cpu", "cuda", "mps")  #: where it applies
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def run(self, probe: Probe) -> Finding | None:
         """The finding on ``probe``, or None (also where the check does not apply to the device)."""
@@ -208,7 +207,7 @@ def input_stats(p: Probe) -> Finding | None:
 
 
 def lr_schedule(p: Probe) -> Finding | None:
-    if p.extra.get("scheduler") or len(set(p.lrs)) != 1:
+    if p.scheduler or len(set(p.lrs)) != 1:
         return None
     return _f("lr_schedule", "01", "the learning rate is constant",
               f"the learning rate stayed {p.lrs[0]:g} over {len(p.lrs)} steps; no scheduler", p.lrs[0],

@@ -15,7 +15,7 @@ from __future__ import annotations
 import collections
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -65,7 +65,7 @@ class Probe:
     channels_last: bool = False
     compiled: bool = False
     amp_dtype: str | None = None  #: the dtype this device computes fastest (None: fp32 is it)
-    extra: dict[str, Any] = field(default_factory=dict)
+    scheduler: str | None = None  #: the class of the script's scheduler (None: it gave none)
 
     @property
     def data_share(self) -> float:
@@ -225,7 +225,8 @@ def probe(run: Training, *, steps: int = 8) -> Probe:
         channels_last=any(len(s) == 4 for s in shapes) and all(
             x.is_contiguous(memory_format=torch.channels_last) for x in [inputs_of(batch)] if x is not None and
             x.dim() == 4),
-        compiled=type(model).__name__ == "OptimizedModule")
+        compiled=type(model).__name__ == "OptimizedModule",
+        scheduler=type(run.scheduler).__name__ if run.scheduler is not None else None)
     _probe_eval(run, found)
     _probe_memory(run, found)
     amp = fast_dtype(device)

@@ -110,7 +110,6 @@ def diagnose(script: str | Path, *, device: torch.device | str | None = None, me
         module = load_script(script)
         run = build(module, device)
         found = probe(run, steps=PROBE_STEPS[profile])
-        found.extra["scheduler"] = type(run.scheduler).__name__ if run.scheduler is not None else None
         run.close()
         del run
         findings = [f for c in chosen if (f := _run_check(c, found)) is not None]
