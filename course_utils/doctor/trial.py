@@ -20,15 +20,10 @@ from .contract import DoctorError, Training, _one_line, build
 from .fixes import Fix, combine
 from .probe import Probe
 
-__all__ = ["FAMILY_ALPHA", "Stacked", "family_level", "time_fixes"]
+__all__ = ["FAMILY_ALPHA", "Stacked", "time_fixes"]
 
 #: The family-wise error of the doctor's table of verdicts.
 FAMILY_ALPHA = 0.05
-
-
-def family_level(comparisons: int, alpha: float = FAMILY_ALPHA) -> float:
-    """Each verdict's level so that ``comparisons`` of them are all right with probability ≥ 1 - ``alpha``."""
-    return 1 - alpha / max(1, comparisons)
 
 
 @dataclass
@@ -73,7 +68,7 @@ def time_fixes(module: types.ModuleType, device: torch.device, probe: Probe, fin
         The :class:`Stacked` comparison of the step with every step fix that came out "faster"
         (``comparison`` None when none did), or None when no finding has a fix the doctor applies.
     """
-    from ..measure.stats import FASTER
+    from ..measure.stats import FASTER, family_level
     from ..progress import progress_bar
 
     timed = [(f, fix) for f in findings if (fix := fix_of(f)) is not None]
@@ -81,7 +76,7 @@ def time_fixes(module: types.ModuleType, device: torch.device, probe: Probe, fin
         return None
     steps = [fix for _, fix in timed if fix.target == "step"]
     k = len(timed) + (1 if len(steps) > 1 else 0)
-    opts: dict[str, Any] = {"level": family_level(k), "budget": budget}
+    opts: dict[str, Any] = {"level": family_level(1 - FAMILY_ALPHA, k), "budget": budget}
     show = progress if progress is not None else True
     with progress_bar(len(timed) + 1, desc=f"doctor: {probe.name}", unit="comparison", disable=not show) as bar:
         for finding, fix in timed:
